@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup system-deps demo test lint bench clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -18,7 +18,12 @@ setup: $(STAMP)
 demo: setup
 	$(BIN)/lfh demo
 
-test: setup
+# Tests also drive headless Chromium (the report) and a real PostgreSQL (serving); Debian packages, root only.
+system-deps:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+
+test: setup system-deps
 	$(BIN)/ruff check ingest tests bench
 	$(BIN)/python -m pytest
 
