@@ -1,0 +1,27 @@
+-- First shape of the characters mart (contract columns, typed); the cleaning logic replaces this select.
+select
+    cast(null as varchar) as story_id,
+    cast(null as varchar) as role,
+    cast(null as varchar) as model,
+    cast(null as varchar) as domain,
+    cast(null as varchar) as prompt_condition,
+    cast(null as varchar) as condition,
+    cast(null as varchar) as prompt_id,
+    cast(null as varchar) as role_text,
+    cast(null as integer) as samples,
+    cast(null as varchar) as gender,
+    cast(null as varchar) as full_name,
+    cast(null as varchar) as first_name,
+    cast(null as varchar) as first_name_key,
+    cast(null as boolean) as name_matched,
+    cast(null as boolean) as in_census,
+    cast(null as boolean) as in_wikipedia,
+    cast(null as double) as weight_aian,
+    cast(null as double) as weight_asian,
+    cast(null as double) as weight_black,
+    cast(null as double) as weight_latine,
+    cast(null as double) as weight_mena,
+    cast(null as double) as weight_nhpi,
+    cast(null as double) as weight_white,
+    cast(null as double) as weight_multiracial
+where false
