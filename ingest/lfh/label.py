@@ -1,0 +1,231 @@
+"""`lfh label`: ask a labeling model about every story not yet labeled under (labeler, prompt version,
+samples), with the request text of METHOD.md section 3, and store each raw response untouched in
+data/landing/labels/label-<labeler>-<prompt version>.jsonl (the format `lfh ingest` reads)."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+import duckdb
+from rich.console import Console
+
+from lfh import identity
+from lfh.generate import default_landing, failures_file
+from lfh.llm_client import Completion, Job
+from lfh.llm_config import ModelConfig, pick_models
+from lfh.llm_journal import JournalWriter, now_iso, read_records, repair_tail
+from lfh.llm_prompts import PROMPT_VERSION, label_keys, label_messages
+from lfh.llm_run import execute, print_summary, safe_file_stem
+from lfh.paths import database_path
+
+
+def labels_file(landing: Path, labeler: str, prompt_version: str) -> Path:
+    return landing / "labels" / f"label-{safe_file_stem(labeler)}-{safe_file_stem(prompt_version)}.jsonl"
+
+
+def sample_key(story_id: str, sample_index: int) -> bytes:
+    """A compact key per (story, sample): the done-set of a 500,000-story run stays tens of megabytes."""
+    return hashlib.blake2b(f"{story_id}\x1f{sample_index}".encode(), digest_size=16).digest()
+
+
+def landed_samples(landing: Path, labeler: str, prompt_version: str) -> set[bytes]:
+    """(story, sample) pairs already in any landing labels file for this labeler and prompt version."""
+    done: set[bytes] = set()
+    folder = landing / "labels"
+    if not folder.is_dir():
+        return done
+    for path in sorted(folder.glob("*.jsonl")):
+        repair_tail(path)
+        for number, record in read_records(path):
+            if record.get("labeler_model") != labeler or record.get("prompt_version") != prompt_version:
+                continue
+            story, sample = record.get("story_id"), record.get("sample_index")
+            if not isinstance(story, str) or not isinstance(sample, int):
+                raise click.ClickException(f"{path}:{number}: label record lacks story_id or sample_index")
+            done.add(sample_key(story, sample))
+    return done
+
+
+def landing_stories(landing: Path) -> Iterator[dict[str, Any]]:
+    """Stories in the landing files, with story_id as `lfh ingest` gives it (derived from content when absent)."""
+    folder = landing / "stories"
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.glob("*.jsonl")):
+        repair_tail(path)
+        occurrences: dict[bytes, int] = {}
+        for number, record in read_records(path):
+            text, query, model = record.get("text"), record.get("query"), record.get("model")
+            if not isinstance(text, str) or not isinstance(query, str) or not isinstance(model, str):
+                continue  # ingest rejects it with its reason; nothing to label
+            story_id = record.get("story_id")
+            if not story_id:
+                canonical = identity.canonical_model(model)
+                content = hashlib.blake2b(f"{canonical}\x1f{query}\x1f{text}".encode(), digest_size=16).digest()
+                occurrences[content] = occurrences.get(content, 0) + 1
+                story_id = identity.story_id(canonical, query, text, occurrences[content])
+            yield {"story_id": story_id, "query": query, "subject": record.get("subject"),
+                   "object": record.get("object"), "text": text, "source": f"{path}:{number}"}
+
+
+def warehouse_stories(db_path: Path) -> Iterator[dict[str, Any]]:
+    """Stories in raw.stories, streamed in chunks (read-only, so a build elsewhere is not blocked for long)."""
+    if not db_path.exists():
+        return
+    try:
+        connection = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.Error as exc:
+        raise click.ClickException(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
+    try:
+        exists = connection.execute(
+            "select count(*) from information_schema.tables where table_schema = 'raw' and table_name = 'stories'"
+        ).fetchone()
+        if not exists or not exists[0]:
+            return
+        cursor = connection.execute(
+            "select story_id, query, subject, object, story_text from raw.stories order by story_id"
+        )
+        while rows := cursor.fetchmany(5000):
+            for story_id, query, subject, object_, text in rows:
+                yield {"story_id": story_id, "query": query, "subject": subject, "object": object_, "text": text,
+                       "source": f"{db_path} raw.stories"}
+    finally:
+        connection.close()
+
+
+def warehouse_samples(db_path: Path, labeler: str, prompt_version: str) -> set[bytes]:
+    done: set[bytes] = set()
+    if not db_path.exists():
+        return done
+    try:
+        connection = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.Error as exc:
+        raise click.ClickException(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
+    try:
+        exists = connection.execute(
+            "select count(*) from information_schema.tables where table_schema = 'raw' "
+            "and table_name = 'label_responses'"
+        ).fetchone()
+        if exists and exists[0]:
+            cursor = connection.execute(
+                "select story_id, sample_index from raw.label_responses where labeler_model = ? and prompt_version = ?",
+                [labeler, prompt_version],
+            )
+            while rows := cursor.fetchmany(20000):
+                done.update(sample_key(story, sample) for story, sample in rows)
+    finally:
+        connection.close()
+    return done
+
+
+def label_jobs(stories: Iterator[dict[str, Any]], samples: int, done: set[bytes], config: ModelConfig,
+               skipped: list[dict[str, Any]], limit: int | None) -> Iterator[Job]:
+    """One job per story (or per `samples_per_call` of its missing samples); stories seen twice count once."""
+    seen: set[bytes] = set()
+    emitted = 0
+    for story in stories:
+        if limit is not None and emitted >= limit:
+            return
+        seen_key = sample_key(story["story_id"], -1)
+        if seen_key in seen:
+            continue
+        seen.add(seen_key)
+        missing = [index for index in range(samples) if sample_key(story["story_id"], index) not in done]
+        if not missing:
+            continue
+        try:
+            keys = label_keys(story["query"], story["subject"], story["object"])
+        except ValueError as exc:
+            skipped.append({"story_id": story["story_id"], "source": story["source"], "reason": str(exc)})
+            continue
+        request = keys.request(story["text"])
+        emitted += 1
+        for start in range(0, len(missing), config.samples_per_call):
+            chunk = missing[start:start + config.samples_per_call]
+            yield Job(key=f"{story['story_id']}/{chunk[0]}/{len(chunk)}", messages=label_messages(request),
+                      n=len(chunk), meta={"story_id": story["story_id"], "samples": chunk})
+
+
+def all_stories(landing: Path, db_path: Path, include_landing: bool) -> Iterator[dict[str, Any]]:
+    if include_landing:
+        yield from landing_stories(landing)
+    yield from warehouse_stories(db_path)
+
+
+def label_records(config: ModelConfig, prompt_version: str, samples: int) -> Any:
+    def to_records(completion: Completion) -> list[dict[str, Any]]:
+        story = completion.job.meta["story_id"]
+        chosen = completion.job.meta["samples"]
+        request_text = completion.job.messages[0]["content"]
+        stamp = now_iso()
+        records = []
+        for position, text in enumerate(completion.texts):
+            sample = chosen[completion.first_offset + position]
+            first = position == 0  # usage is per HTTP call: charged once, on the call's first sample
+            records.append({
+                "response_id": identity.response_id(story, config.name, prompt_version, sample),
+                "story_id": story, "labeler_model": config.name, "labeler_model_id": config.model,
+                "prompt_version": prompt_version, "samples_requested": samples, "sample_index": sample,
+                "request_text": request_text, "response_text": text, "time": stamp,
+                "prompt_tokens": completion.prompt_tokens if first else 0,
+                "completion_tokens": completion.completion_tokens if first else 0,
+            })
+        return records
+
+    return to_records
+
+
+@click.command()
+@click.option("--models", "models_file", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="Models file (TOML), see configs/models.example.toml.")
+@click.option("--labeler", required=True, help="The labeling model's name in the models file.")
+@click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Responses per story (the study's audit used 5, its final run 1).")
+@click.option("--prompt-version", default=None,
+              help=f"Label set name; default {PROMPT_VERSION} (with +json appended under --json-mode).")
+@click.option("--json-mode", is_flag=True, help='Send response_format={"type": "json_object"} (where supported).')
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Landing folder; labels go to <out>/labels/. Default: data/landing.")
+@click.option("--include-landing/--no-include-landing", default=True, show_default=True,
+              help="Also label stories in <out>/stories/ that are not ingested yet.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Label at most this many stories.")
+@click.option("--batch", "use_batch", is_flag=True, help="Use the OpenAI Batch API (resumable by batch id).")
+@click.option("--poll-seconds", type=float, default=30.0, show_default=True, help="Batch status poll interval.")
+def label(models_file: Path, labeler: str, samples: int, prompt_version: str | None, json_mode: bool,
+          out_dir: Path | None, include_landing: bool, limit: int | None, use_batch: bool,
+          poll_seconds: float) -> None:
+    """Label every story not yet labeled under this labeler, prompt version and sample count."""
+    console = Console(stderr=True, width=None if sys.stderr.isatty() else 150)
+    landing = (out_dir or default_landing()).resolve()
+    config = pick_models(models_file, (labeler,))[0]
+    version = prompt_version or (PROMPT_VERSION + ("+json" if json_mode else ""))
+    db_path = database_path()
+    done = warehouse_samples(db_path, config.name, version) | landed_samples(landing, config.name, version)
+    output = labels_file(landing, config.name, version)
+    failure_path = failures_file(landing, f"label-{safe_file_stem(version)}", config)
+    skipped: list[dict[str, Any]] = []
+    jobs = label_jobs(all_stories(landing, db_path, include_landing), samples, done, config, skipped, limit)
+    console.print(f"{config.name}: labeling under prompt version {version}, {samples} sample(s) per story; "
+                  f"{len(done):,} samples already stored")
+    with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
+        if use_batch:
+            from lfh.llm_batch import run_batch
+
+            stats = run_batch(config, list(jobs), label_records(config, version, samples), writer, failures,
+                              state_dir=failure_path.parent / f"batch-{output.stem}", json_mode=json_mode,
+                              poll_seconds=poll_seconds, console=console)
+        else:
+            stats = execute(config, jobs, None, writer, failures, label_records(config, version, samples),
+                            json_mode, console)
+        for item in skipped:
+            failures.append([{"time": now_iso(), "model": config.name, "key": item["story_id"],
+                              "meta": {"source": item["source"]}, "error": f"not labeled: {item['reason']}",
+                              "status": None, "tries": 0}])
+    print_summary(console, "lfh label", [stats], [output], failure_path)
+    if skipped:
+        console.print(f"[yellow]{len(skipped):,} stories could not be labeled (reasons in {failure_path})")
