@@ -1,0 +1,1 @@
+"""Landing input files in the warehouse's `raw` schema: readers per format, normalisers, the transactional lander."""

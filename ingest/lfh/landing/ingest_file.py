@@ -1,0 +1,83 @@
+"""Ingesting one file: checksum, read by format, normalise into a Batch, land it in one transaction."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+
+from lfh.landing.batch import Batch
+from lfh.landing.discovery import file_format
+from lfh.landing.errors import UnreadableFileError
+from lfh.landing.lander import LandedCounts, Provenance, land_batch, record_failure
+from lfh.landing.project_formats import WANTED_KEYS, project_batch
+from lfh.landing.read_csv import read_csv_records
+from lfh.landing.read_json import read_json_records
+from lfh.landing.read_parquet import read_parquet_records
+from lfh.landing.read_xlsx import read_xlsx_records
+from lfh.landing.study_workbook import study_batch
+
+
+@dataclass(frozen=True)
+class FileResult:
+    path: Path
+    file_kind: str | None
+    rows_read: int
+    counts: LandedCounts
+    error: str | None = None
+
+    def summary(self) -> str:
+        if self.error is not None:
+            return f"{self.path}: FAILED, nothing landed: {self.error}"
+        counts = self.counts
+        per_table = [(counts.stories, "stories"), (counts.label_responses, "label responses"),
+                     (counts.hand_labels, "hand labels")]
+        split = ", ".join(f"{label} {count}" for count, label in per_table if count)
+        landed = f"{counts.landed} landed" + (f" ({split})" if split else "")
+        return (f"{self.path}: {self.rows_read} rows read, {landed}, {counts.duplicates} duplicates, "
+                f"{counts.rejected} rejected")
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_batch(path: Path) -> Batch:
+    """The file's rows normalised for landing; raises UnreadableFileError when the file cannot be used at all."""
+    kind = file_format(path)
+    if kind is None:
+        raise UnreadableFileError(path, "unknown file type: expected .xlsx, .jsonl/.ndjson/.json, .csv or .parquet")
+    if kind == "xlsx":
+        return study_batch(path, read_xlsx_records(path))
+    if kind == "json":
+        records = read_json_records(path, WANTED_KEYS)
+    elif kind == "csv":
+        records = read_csv_records(path)
+    else:
+        records = read_parquet_records(path)
+    return project_batch(path, records)
+
+
+def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path) -> FileResult:
+    """Land one file all-or-nothing. A file that cannot be used is logged as failed in raw.load_log."""
+    provenance = Provenance(source_file=str(path), file_sha256="", loaded_at=datetime.now(),
+                            load_id=uuid.uuid4().hex)
+    try:
+        if not path.is_file():
+            raise UnreadableFileError(path, "no such file")
+        provenance = Provenance(source_file=str(path), file_sha256=file_sha256(path),
+                                loaded_at=provenance.loaded_at, load_id=provenance.load_id)
+        batch = read_batch(path)
+        counts = land_batch(connection, batch, provenance)
+    except UnreadableFileError as exc:
+        record_failure(connection, provenance, file_format(path), exc.problem)
+        return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(), error=exc.problem)
+    return FileResult(path=path, file_kind=batch.file_kind, rows_read=batch.rows_read, counts=counts)

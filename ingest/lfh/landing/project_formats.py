@@ -1,0 +1,163 @@
+"""The project's own formats (JSON Lines, CSV, Parquet; docs/CONTRACTS.md): stories or label responses, told
+apart by the columns present, normalised into a Batch. Unknown keys are ignored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from lfh.identity import response_id
+from lfh.landing.batch import Batch
+from lfh.landing.errors import UnreadableFileError
+from lfh.landing.read_json import RECORD_KIND
+from lfh.landing.records import RawRecords
+from lfh.landing.rejects import combine, reject_rows
+from lfh.landing.stories import identify_stories, split_stories
+
+STORY_FIELDS = ("story_id", "model", "query", "subject", "object", "text", "time", "prompt_id", "role_category")
+STORY_REQUIRED = ("model", "query", "text")
+LABEL_FIELDS = ("story_id", "labeler_model", "prompt_version", "request_text", "sample_index", "response_text",
+                "time", "prompt_tokens", "completion_tokens")
+LABEL_REQUIRED = ("story_id", "labeler_model", "prompt_version", "sample_index", "response_text")
+WANTED_KEYS = frozenset(STORY_FIELDS) | frozenset(LABEL_FIELDS)
+
+LABEL_RESPONSE_COLUMNS = ["response_id", "story_id", "labeler_model", "prompt_version", "sample_index",
+                          "request_text", "response_text", "responded_at", "prompt_tokens", "completion_tokens",
+                          "source_row"]
+
+
+def detect_content(path: Path, columns: list[str]) -> str:
+    """'stories' or 'labels', from the columns present (not from the folder name)."""
+    present = set(columns)
+    if "response_text" in present:
+        missing = [name for name in LABEL_REQUIRED if name not in present]
+        if not missing:
+            return "labels"
+        raise UnreadableFileError(path, f"label responses file without columns {missing}; expected "
+                                        f"{list(LABEL_REQUIRED)} (optional: request_text, time, prompt_tokens, "
+                                        f"completion_tokens); found {sorted(present)}")
+    missing = [name for name in STORY_REQUIRED if name not in present]
+    if not missing:
+        return "stories"
+    raise UnreadableFileError(
+        path, f"neither stories (needs {list(STORY_REQUIRED)}; optional story_id, subject, object, time, prompt_id) "
+              f"nor label responses (needs {list(LABEL_REQUIRED)}); found columns {sorted(present)}")
+
+
+def _text(records: RawRecords, name: str) -> pl.Expr:
+    return pl.col(name) if name in records.frame.columns else pl.lit(None, dtype=pl.String).alias(name)
+
+
+def _record_problem(records: RawRecords) -> pl.Expr:
+    """Rows that are not an object at all (JSON only): malformed line or a non-object value."""
+    if RECORD_KIND not in records.frame.columns:
+        return pl.lit(None, dtype=pl.String)
+    return (pl.when(pl.col(RECORD_KIND) == "malformed").then(pl.lit("malformed_json"))
+            .when(pl.col(RECORD_KIND) != "object").then(pl.lit("not_an_object"))
+            .otherwise(pl.lit(None, dtype=pl.String)))
+
+
+RECORD_DETAILS = {"malformed_json": "the line is not valid JSON (raw_record is null: see the file at this line)",
+                  "not_an_object": "the line is JSON but not an object"}
+
+
+def _record_rejections(records: RawRecords) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(usable rows, rejections of unusable records)."""
+    checked = records.frame.with_columns(_record_problem(records).alias("reason"))
+    bad = checked.filter(pl.col("reason").is_not_null()).select(
+        "source_row", "reason", pl.col("reason").replace_strict(RECORD_DETAILS, return_dtype=pl.String).alias("detail"))
+    return checked.filter(pl.col("reason").is_null()).drop("reason"), bad
+
+
+def stories_batch(records: RawRecords) -> Batch:
+    usable, bad_records = _record_rejections(records)
+    candidates = usable.select(
+        "source_row",
+        _text(records, "model"), _text(records, "query"), _text(records, "subject"), _text(records, "object"),
+        _text(records, "role_category"), _text(records, "text"), _text(records, "time").alias("generated_at"),
+        _text(records, "story_id").alias("given_story_id"), _text(records, "prompt_id"),
+        records.value_kind("model").alias("model_kind"), records.value_kind("query").alias("query_kind"),
+        records.value_kind("text").alias("text_kind"), pl.lit(False).alias("keep_empty_text"),
+    ).with_columns(pl.when(pl.col("given_story_id").str.strip_chars() == "").then(None)
+                   .otherwise(pl.col("given_story_id")).alias("given_story_id"))
+    stories, rejected = split_stories(identify_stories(candidates))
+    return Batch(
+        file_kind=f"stories_{records.source_kind}", source_kind=records.source_kind, rows_read=records.rows_read,
+        stories=stories,
+        rejects=combine(reject_rows(records, bad_records, "stories"), reject_rows(records, rejected, "stories")),
+    )
+
+
+def _integer(name: str) -> pl.Expr:
+    return pl.col(name).cast(pl.Int64, strict=False)
+
+
+def _blank(name: str) -> pl.Expr:
+    return pl.col(name).is_null() | (pl.col(name).str.strip_chars() == "")
+
+
+def _label_reason(records: RawRecords) -> pl.Expr:
+    integer_kinds = ["integer", "string", "null"]
+    bad_tokens = pl.lit(False)
+    for name in ("prompt_tokens", "completion_tokens"):
+        bad_tokens = bad_tokens | (pl.col(name).is_not_null() & (
+            _integer(name).is_null() | records.value_kind(name).is_in(integer_kinds).not_()))
+    return (
+        pl.when(_blank("story_id")).then(pl.lit("no_story_id"))
+        .when(_blank("labeler_model")).then(pl.lit("no_labeler_model"))
+        .when(_blank("prompt_version")).then(pl.lit("no_prompt_version"))
+        .when(_integer("sample_index").is_null() | (_integer("sample_index") < 0)
+              | records.value_kind("sample_index").is_in(integer_kinds).not_()).then(pl.lit("bad_sample_index"))
+        .when(pl.col("response_text").is_null()).then(pl.lit("no_response_text"))
+        .when(records.value_kind("response_text") != "string").then(pl.lit("response_not_string"))
+        .when(bad_tokens).then(pl.lit("bad_token_count"))
+        .otherwise(pl.lit(None, dtype=pl.String))
+    )
+
+
+LABEL_DETAILS = {
+    "no_story_id": "story_id is missing or empty",
+    "no_labeler_model": "labeler_model is missing or empty",
+    "no_prompt_version": "prompt_version is missing or empty",
+    "bad_sample_index": "sample_index is missing or not a non-negative integer",
+    "no_response_text": "response_text is missing (null)",
+    "response_not_string": "response_text is not a string (store the response exactly as received, as text)",
+    "bad_token_count": "prompt_tokens or completion_tokens is not an integer",
+}
+
+
+def labels_batch(records: RawRecords) -> Batch:
+    usable, bad_records = _record_rejections(records)
+    candidates = usable.with_columns([_text(records, name) for name in LABEL_FIELDS if name not in usable.columns])
+    checked = candidates.with_columns(_label_reason(records).alias("reason"))
+    rejected = checked.filter(pl.col("reason").is_not_null()).select(
+        "source_row", "reason", pl.col("reason").replace_strict(LABEL_DETAILS, return_dtype=pl.String).alias("detail"))
+    accepted = checked.filter(pl.col("reason").is_null()).with_columns(
+        _integer("sample_index").cast(pl.Int32).alias("sample_index"),
+        _integer("prompt_tokens").cast(pl.Int32).alias("prompt_tokens"),
+        _integer("completion_tokens").cast(pl.Int32).alias("completion_tokens"),
+        pl.col("time").alias("responded_at"),
+    )
+    ids = [
+        response_id(story, labeler, version, index)
+        for story, labeler, version, index in zip(
+            accepted["story_id"].to_list(), accepted["labeler_model"].to_list(),
+            accepted["prompt_version"].to_list(), accepted["sample_index"].to_list(), strict=True,
+        )
+    ]
+    responses = accepted.with_columns(pl.Series("response_id", ids, dtype=pl.String)).select(LABEL_RESPONSE_COLUMNS)
+    return Batch(
+        file_kind=f"labels_{records.source_kind}", source_kind=records.source_kind, rows_read=records.rows_read,
+        label_responses=responses,
+        rejects=combine(reject_rows(records, bad_records, "label_responses"),
+                        reject_rows(records, rejected, "label_responses")),
+    )
+
+
+def project_batch(path: Path, records: RawRecords) -> Batch:
+    if records.rows_read == 0:
+        return Batch(file_kind=f"empty_{records.source_kind}", source_kind=records.source_kind, rows_read=0)
+    if detect_content(path, records.columns) == "labels":
+        return labels_batch(records)
+    return stories_batch(records)

@@ -1,0 +1,102 @@
+"""Label responses and hand labels from a study workbook's rows (already joined to their story_id)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from lfh.identity import response_id
+from lfh.landing.literals import string_list_column
+from lfh.landing.project_formats import LABEL_RESPONSE_COLUMNS
+
+HAND_LABEL_COLUMNS = ["story_id", "role", "gender", "name", "name_raw", "reference_words", "label_source",
+                      "source_row"]
+ROLES = {"subject": "Subject", "object": "Object"}
+REJECTION_SCHEMA = {"source_row": pl.Int64, "reason": pl.String, "detail": pl.String}
+
+
+def _unreadable(rows: pl.DataFrame, column: str, parsed: str) -> pl.DataFrame:
+    return rows.filter(pl.col(column).is_not_null() & pl.col(parsed).is_null()).select(
+        "source_row", pl.lit("unreadable_cell").alias("reason"),
+        pl.lit(f"the '{column}' cell is not a Python-literal list of strings").alias("detail"),
+    )
+
+
+def _concat(frames: list[pl.DataFrame], schema: dict) -> pl.DataFrame:
+    present = [frame for frame in frames if frame.height]
+    return pl.concat(present) if present else pl.DataFrame(schema=schema)
+
+
+def label_responses(rows: pl.DataFrame, labeler_model: str, prompt_version: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One row per sample of the `LLM Label Response` / `FT LLM Label Response` list cell, text kept exactly."""
+    column = next((name for name in ("FT LLM Label Response", "LLM Label Response") if name in rows.columns), None)
+    if column is None:
+        return pl.DataFrame(), pl.DataFrame(schema=REJECTION_SCHEMA)
+    parsed = rows.with_columns(string_list_column(column).alias("_samples"))
+    rejected = _unreadable(parsed, column, "_samples")
+    request = pl.col("Label Query") if "Label Query" in rows.columns else pl.lit(None, dtype=pl.String)
+    samples = (
+        parsed.filter(pl.col("_samples").list.len() > 0)
+        .select("source_row", "story_id", request.alias("request_text"), pl.col("_samples").alias("response_text"))
+        .explode("response_text")
+        .with_columns(pl.int_range(pl.len(), dtype=pl.Int32).over("source_row").alias("sample_index"))
+    )
+    ids = [response_id(story, labeler_model, prompt_version, index)
+           for story, index in zip(samples["story_id"].to_list(), samples["sample_index"].to_list(), strict=True)]
+    responses = samples.with_columns(
+        pl.Series("response_id", ids, dtype=pl.String),
+        pl.lit(labeler_model).alias("labeler_model"), pl.lit(prompt_version).alias("prompt_version"),
+        pl.lit(None, dtype=pl.String).alias("responded_at"),
+        pl.lit(None, dtype=pl.Int32).alias("prompt_tokens"), pl.lit(None, dtype=pl.Int32).alias("completion_tokens"),
+    ).select(LABEL_RESPONSE_COLUMNS)
+    return responses, rejected
+
+
+def _audit_labels(rows: pl.DataFrame, role: str, title: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    gender_column, name_column = f"Manual {title} Gender", f"Manual {title} Name"
+    gender = pl.col(gender_column) if gender_column in rows.columns else pl.lit(None, dtype=pl.String)
+    name_raw = pl.col(name_column) if name_column in rows.columns else pl.lit(None, dtype=pl.String)
+    cells = rows.select("source_row", "story_id", gender.alias("gender"), name_raw.alias("name_raw"))
+    parsed = cells.with_columns(string_list_column("name_raw").alias("_names"))
+    rejected = _unreadable(parsed, "name_raw", "_names").with_columns(
+        pl.lit(f"the '{name_column}' cell is not a Python-literal list of strings").alias("detail"))
+    usable = parsed.filter((pl.col("gender").is_not_null() | pl.col("name_raw").is_not_null())
+                           & (pl.col("name_raw").is_null() | pl.col("_names").is_not_null()))
+    labels = usable.with_columns(
+        pl.lit(role).alias("role"), pl.col("_names").list.first().alias("name"),
+        pl.lit(None, dtype=pl.List(pl.String)).alias("reference_words"), pl.lit("audit_manual").alias("label_source"),
+    ).select(HAND_LABEL_COLUMNS)
+    return labels, rejected
+
+
+def _training_labels(rows: pl.DataFrame, role: str, title: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    references_column, name_column = f"Correct {title} References", f"Correct {title} Name"
+    references = pl.col(references_column) if references_column in rows.columns else pl.lit(None, dtype=pl.String)
+    name_raw = pl.col(name_column) if name_column in rows.columns else pl.lit(None, dtype=pl.String)
+    cells = rows.select("source_row", "story_id", references.alias("_references_raw"), name_raw.alias("name_raw"))
+    parsed = cells.with_columns(string_list_column("_references_raw").alias("reference_words"))
+    rejected = _unreadable(parsed, "_references_raw", "reference_words").with_columns(
+        pl.lit(f"the '{references_column}' cell is not a Python-literal list of strings").alias("detail"))
+    usable = parsed.filter((pl.col("_references_raw").is_not_null() | pl.col("name_raw").is_not_null())
+                           & (pl.col("_references_raw").is_null() | pl.col("reference_words").is_not_null()))
+    name = pl.when(pl.col("name_raw").str.strip_chars().is_in(["", "[]"])).then(None).otherwise(pl.col("name_raw"))
+    labels = usable.with_columns(
+        pl.lit(role).alias("role"), pl.lit(None, dtype=pl.String).alias("gender"), name.alias("name"),
+        pl.lit("training_correct").alias("label_source"),
+    ).select(HAND_LABEL_COLUMNS)
+    return labels, rejected
+
+
+def hand_labels(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """audit `Manual * Gender/Name` -> label_source audit_manual; training `Correct * References/Name` ->
+    training_correct. One row per story and role that has any hand label cell."""
+    labels: list[pl.DataFrame] = []
+    rejected: list[pl.DataFrame] = []
+    has_audit = any(name.startswith("Manual ") for name in rows.columns)
+    has_training = any(name.startswith("Correct ") for name in rows.columns)
+    for role, title in ROLES.items():
+        for present, build in ((has_audit, _audit_labels), (has_training, _training_labels)):
+            if present:
+                role_labels, role_rejected = build(rows, role, title)
+                labels.append(role_labels)
+                rejected.append(role_rejected)
+    return _concat(labels, {}), _concat(rejected, REJECTION_SCHEMA)
