@@ -1,0 +1,18 @@
+{#- Benjamini–Hochberg q-values as window functions over a family (METHOD.md §6). Two steps, because a window
+    function cannot nest another: first bh_rank_columns() in one CTE (rank by ascending p, family size m = count
+    of non-null p), then bh_q_value() in the next: q_i = min over j >= i of p_(j) * m / j, capped at 1.
+    Rows with a null p get a null q and do not count in m. Tied p-values get the same q whatever their order. -#}
+
+{% macro bh_rank_columns(p_column, partition_by) -%}
+    row_number() over (partition by {{ partition_by | join(', ') }}
+                       order by case when {{ p_column }} is null then 1 else 0 end, {{ p_column }}) as bh_rank,
+    count({{ p_column }}) over (partition by {{ partition_by | join(', ') }}) as bh_family_size
+{%- endmacro %}
+
+{% macro bh_q_value(p_column, partition_by, rank_column='bh_rank', size_column='bh_family_size') -%}
+    case when {{ p_column }} is not null then
+        least(cast(1 as double), min(cast({{ p_column }} as double) * {{ size_column }} / {{ rank_column }})
+            over (partition by {{ partition_by | join(', ') }} order by {{ rank_column }} desc
+                  rows between unbounded preceding and current row))
+    end
+{%- endmacro %}

@@ -1,0 +1,38 @@
+{#- The codes the measures are defined over (docs/CONTRACTS.md, METHOD.md §5–6), kept in one place. -#}
+
+{% macro measure_race_codes() -%}
+    {{ return(['aian', 'asian', 'black', 'latine', 'mena', 'nhpi', 'white', 'multiracial']) }}
+{%- endmacro %}
+
+{#- Genders that enter the gender denominators (§4.4: unspecified and unsure leave them). -#}
+{% macro measure_gender_codes() -%}
+    {{ return(['female', 'male', 'nonbinary']) }}
+{%- endmacro %}
+
+{#- Genders of the median racialized subordination ratio (§6: Female, Male). -#}
+{% macro racialized_gender_codes() -%}
+    {{ return(['female', 'male']) }}
+{%- endmacro %}
+
+{#- Races that are computed but not reported (§5: "multiracial is computed, not reported"). Their rows stay in
+    the marts with their p-values, but they are not members of any Benjamini–Hochberg family (q_value null). -#}
+{% macro unreported_race_codes() -%}
+    {{ return(var('unreported_races', ['multiracial'])) }}
+{%- endmacro %}
+
+{#- A one-column relation of codes, as a union of literal selects (portable; no VALUES-list dialect quirks). -#}
+{% macro codes_relation(codes, column_name) -%}
+    {%- for code in codes %}
+    select cast('{{ code }}' as varchar) as {{ column_name }}{% if not loop.last %} union all{% endif %}
+    {%- endfor %}
+{%- endmacro %}
+
+{#- SQL list literal of codes for an in (...) filter. -#}
+{% macro sql_in_list(codes) -%}
+    ({%- for code in codes -%}'{{ code }}'{%- if not loop.last -%}, {% endif -%}{%- endfor -%})
+{%- endmacro %}
+
+{#- The weight column of fct_characters for one race code. -#}
+{% macro race_weight_column(race_code) -%}
+    weight_{{ race_code }}
+{%- endmacro %}
