@@ -36,8 +36,8 @@ class FileResult:
         counts = self.counts
         per_table = [(counts.stories, "stories"), (counts.label_responses, "label responses"),
                      (counts.hand_labels, "hand labels")]
-        split = ", ".join(f"{label} {count}" for count, label in per_table if count)
-        landed = f"{counts.landed} landed" + (f" ({split})" if split else "")
+        nonzero = [f"{label} {count}" for count, label in per_table if count]
+        landed = f"{counts.landed} landed" + (f" ({', '.join(nonzero)})" if len(nonzero) > 1 else "")
         return (f"{self.path}: {self.rows_read} rows read, {landed}, {counts.duplicates} duplicates, "
                 f"{counts.rejected} rejected")
 

@@ -12,7 +12,7 @@ from lfh.landing.records import SOURCE_ROW, RawRecords
 
 def read_csv_records(path: Path) -> RawRecords:
     try:
-        frame = pl.read_csv(path, infer_schema_length=0, missing_utf8_is_empty_string=False)
+        frame = pl.read_csv(path, infer_schema_length=0)
     except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError) as exc:
         raise UnreadableFileError(path, f"not a readable CSV file with a header row ({exc})") from exc
     columns = list(frame.columns)

@@ -1,0 +1,112 @@
+"""`lfh ingest` on the project's own formats: JSON Lines, JSON arrays, CSV, Parquet; stories and label responses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fixtures_ingest import (
+    label_records,
+    query_all,
+    run_ingest,
+    scalar,
+    story_records,
+    write_csv,
+    write_jsonl,
+    write_parquet,
+)
+
+from lfh.identity import response_id, story_id
+
+WRITERS = {"jsonl": write_jsonl, "csv": write_csv, "parquet": write_parquet}
+
+
+@pytest.mark.parametrize("extension", sorted(WRITERS))
+def test_stories_land_with_content_ids_in_every_format(tmp_path: Path, warehouse: Path, extension: str) -> None:
+    records = story_records(12)
+    path = WRITERS[extension](tmp_path / f"stories.{extension}", records)
+
+    result = run_ingest(path)
+
+    assert result.exit_code == 0, result.output
+    assert "12 rows read, 12 landed" in result.output
+    rows = query_all(warehouse, "select story_id, model, model_canonical, query, story_text, occurrence, source_kind, "
+                                "source_row, file_sha256, source_file from raw.stories order by source_row")
+    assert len(rows) == 12
+    first = rows[0]
+    assert first[1] == "gpt-3.5-turbo" and first[2] == "ChatGPT3.5"
+    assert first[0] == story_id("ChatGPT3.5", records[0]["query"], records[0]["text"], 1)
+    assert first[6] == ("jsonl" if extension == "jsonl" else extension)
+    assert [row[7] for row in rows] == list(range(1, 13))
+    assert first[9] == str(path.resolve()) and len(first[8]) == 64
+
+
+def test_the_same_stories_in_another_format_are_duplicates(tmp_path: Path, warehouse: Path) -> None:
+    records = story_records(8)
+    run_ingest(write_jsonl(tmp_path / "a.jsonl", records))
+
+    result = run_ingest(write_parquet(tmp_path / "a.parquet", records), write_csv(tmp_path / "a.csv", records))
+
+    assert result.exit_code == 0, result.output
+    assert result.output.count("0 landed, 8 duplicates") == 2
+    assert scalar(warehouse, "select count(*) from raw.stories") == 8
+
+
+def test_given_story_id_is_used_as_is(tmp_path: Path, warehouse: Path) -> None:
+    records = [{**record, "story_id": f"gen-{index}"} for index, record in enumerate(story_records(3))]
+    run_ingest(write_jsonl(tmp_path / "s.jsonl", records))
+    assert [row[0] for row in query_all(warehouse, "select story_id from raw.stories order by 1")] == \
+        ["gen-0", "gen-1", "gen-2"]
+
+
+def test_json_array_file_and_unknown_keys(tmp_path: Path, warehouse: Path) -> None:
+    records = [{**record, "extra_field": {"nested": True}} for record in story_records(4)]
+    path = tmp_path / "stories.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+
+    result = run_ingest(path)
+
+    assert result.exit_code == 0, result.output
+    assert scalar(warehouse, "select count(*) from raw.stories") == 4
+
+
+@pytest.mark.parametrize("extension", sorted(WRITERS))
+def test_label_responses_land_in_every_format(tmp_path: Path, warehouse: Path, extension: str) -> None:
+    records = label_records(["s1", "s2", "s3"], samples=2)
+    path = WRITERS[extension](tmp_path / f"labels.{extension}", records)
+
+    result = run_ingest(path)
+
+    assert result.exit_code == 0, result.output
+    rows = query_all(warehouse, "select response_id, story_id, labeler_model, prompt_version, sample_index, "
+                                "response_text, prompt_tokens, completion_tokens, responded_at "
+                                "from raw.label_responses order by source_row")
+    assert len(rows) == 6
+    assert rows[1][0] == response_id("s1", "gpt-4o-mini", "method-v1", 1)
+    assert rows[1][4] == 1 and rows[1][6] == 120 and rows[1][7] == 30
+    assert rows[0][5] == records[0]["response_text"]
+    assert rows[0][8] == "2024-05-02T10:00:00Z"
+    # story ids not in raw.stories are still landed (staging reports them as orphans)
+    assert scalar(warehouse, "select count(*) from raw.stories") == 0
+
+
+def test_folder_is_searched_and_kind_comes_from_columns(tmp_path: Path, warehouse: Path) -> None:
+    landing = tmp_path / "landing"
+    stories = story_records(5)
+    write_jsonl(landing / "stories" / "part1.jsonl", stories)
+    write_parquet(landing / "stories" / "nested" / "part2.parquet", story_records(3, start=5))
+    ids = [story_id("ChatGPT3.5", record["query"], record["text"], 1) for record in stories]
+    write_jsonl(landing / "labels" / "run1.jsonl", label_records(ids, samples=1))
+    # a label file placed in the stories folder is still read as label responses
+    write_csv(landing / "stories" / "misplaced_labels.csv", label_records(ids[:2], samples=3)[4:])
+    (landing / "README.txt").write_text("not data", encoding="utf-8")
+
+    result = run_ingest(landing)
+
+    assert result.exit_code == 0, result.output
+    assert "README.txt: skipped" in result.output
+    assert scalar(warehouse, "select count(*) from raw.stories") == 8
+    assert scalar(warehouse, "select count(*) from raw.label_responses") == 7
+    assert scalar(warehouse, "select count(*) from raw.load_log where status = 'loaded'") == 4
+    assert scalar(warehouse, "select count(*) from raw.label_responses l join raw.stories s using (story_id)") == 7
