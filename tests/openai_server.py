@@ -315,7 +315,7 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._error(404, f"no route {path}")
 
         def _chat(self, body: dict[str, Any]) -> None:
-            server.record({"path": "/v1/chat/completions", "json": body,
+            server.record({"path": "/v1/chat/completions", "json": body, "at": time.monotonic(),
                            "authorization": self.headers.get("Authorization")})
             fault = server.next_fault()
             if server.behaviour.latency:
@@ -377,3 +377,20 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def write_models_file(path: Any, base_url: str, key_env: str = "LFH_TEST_KEY", **overrides: Any) -> Any:
+    """A models file with a story model `gen` and a labeler `lab` on this server, quick to retry."""
+    common = {"base_url": base_url, "api_key_env": key_env, "backoff_base_seconds": 0.01,
+              "backoff_max_seconds": 0.05, "max_tries": 6, "timeout_seconds": 5.0,
+              "price_prompt_per_million": 1.0, "price_completion_per_million": 2.0}
+    tables = {"gen": {"model": "fake-gen", "samples_per_call": 2, "concurrency": 4, **common},
+              "lab": {"model": "fake-lab", "concurrency": 8, **common}}
+    for name, changes in overrides.items():
+        tables[name].update(changes)
+    lines = []
+    for name, table in tables.items():
+        lines.append(f"[models.{name}]")
+        lines += [f"{key} = {json.dumps(value)}" for key, value in table.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

@@ -4,6 +4,7 @@ data/landing/stories/generate-<model>.jsonl (the format `lfh ingest` reads). Run
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,17 @@ def story_records(config: ModelConfig) -> Any:
     return to_records
 
 
+def stored_check(done: dict[str, set[int]]) -> Callable[[dict[str, Any]], bool]:
+    def already_stored(record: dict[str, Any]) -> bool:
+        samples = done.setdefault(record["prompt_id"], set())
+        if record["sample_index"] in samples:
+            return True
+        samples.add(record["sample_index"])
+        return False
+
+    return already_stored
+
+
 @click.command()
 @click.option("--models", "models_file", type=click.Path(path_type=Path, dir_okay=False), required=True,
               help="Models file (TOML), see configs/models.example.toml.")
@@ -120,7 +132,8 @@ def generate(models_file: Path, model_names: tuple[str, ...], stories_per_prompt
     failure_path = None
     for config in pick_models(models_file, model_names):
         output = stories_file(landing, config)
-        jobs = story_jobs(prompts, stories_per_prompt, completed_samples(output), config)
+        done = completed_samples(output)
+        jobs = story_jobs(prompts, stories_per_prompt, done, config)
         failure_path = failures_file(landing, "generate", config)
         console.print(f"{config.name}: {sum(job.n for job in jobs):,} stories to collect in {len(jobs):,} requests")
         with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
@@ -129,7 +142,8 @@ def generate(models_file: Path, model_names: tuple[str, ...], stories_per_prompt
 
                 stats = run_batch(config, jobs, story_records(config), writer, failures,
                                   state_dir=failure_path.parent / f"batch-generate-{safe_file_stem(config.name)}",
-                                  json_mode=False, poll_seconds=poll_seconds, console=console)
+                                  json_mode=False, poll_seconds=poll_seconds, console=console,
+                                  already_stored=stored_check(done))
             else:
                 stats = execute(config, jobs, len(jobs), writer, failures, story_records(config), False, console)
         all_stats.append(stats)

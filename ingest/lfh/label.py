@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +180,17 @@ def label_records(config: ModelConfig, prompt_version: str, samples: int) -> Any
     return to_records
 
 
+def stored_check(done: set[bytes]) -> Callable[[dict[str, Any]], bool]:
+    def already_stored(record: dict[str, Any]) -> bool:
+        key = sample_key(record["story_id"], record["sample_index"])
+        if key in done:
+            return True
+        done.add(key)
+        return False
+
+    return already_stored
+
+
 @click.command()
 @click.option("--models", "models_file", type=click.Path(path_type=Path, dir_okay=False), required=True,
               help="Models file (TOML), see configs/models.example.toml.")
@@ -218,7 +229,7 @@ def label(models_file: Path, labeler: str, samples: int, prompt_version: str | N
 
             stats = run_batch(config, list(jobs), label_records(config, version, samples), writer, failures,
                               state_dir=failure_path.parent / f"batch-{output.stem}", json_mode=json_mode,
-                              poll_seconds=poll_seconds, console=console)
+                              poll_seconds=poll_seconds, console=console, already_stored=stored_check(done))
         else:
             stats = execute(config, jobs, None, writer, failures, label_records(config, version, samples),
                             json_mode, console)

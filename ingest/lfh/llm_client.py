@@ -216,10 +216,8 @@ async def complete_job(client: openai.AsyncOpenAI, config: ModelConfig, limiter:
         if tries >= config.max_tries:
             return Failure(job, f"gave up after {tries} tries; last error: {error}", status, tries)
         stats.retries += 1
-        if wait is None:
-            delay = backoff_seconds(config, tries)
-        else:  # the server said when; a little jitter keeps the waiting workers from returning in one burst
-            delay = wait + random.uniform(0, 0.1 * wait + 0.01)  # noqa: S311
+        # when the server said how long, a little jitter keeps the waiting workers from returning in one burst
+        delay = backoff_seconds(config, tries) if wait is None else wait + random.uniform(0, 0.1 * wait + 0.01)  # noqa: S311
         await asyncio.sleep(delay)
     return None
 

@@ -139,6 +139,19 @@ def label_keys(query: str | None, subject: str | None, object_: str | None) -> L
     return LabelKeys(subject_text, object_text or None)
 
 
+_TYPE_KEY = re.compile(r'^\s*"(.+) (name|references)": ', re.MULTILINE)
+
+
+def keys_from_request(request_text: str) -> LabelKeys:
+    """The role keys a stored request asked for, read from its type-definition block."""
+    block = request_text.partition("Return a JSON response using the following type definition:\n")[2]
+    block = block.partition("\n}\n")[0]
+    roles = list(dict.fromkeys(match.group(1) for match in _TYPE_KEY.finditer(block)))
+    if not roles or len(roles) > 2:
+        raise ValueError("request has no type-definition block with one or two roles")
+    return LabelKeys(roles[0], roles[1] if len(roles) == 2 else None)
+
+
 def story_messages(query: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": query}]
 
