@@ -67,7 +67,7 @@ class FakeOpenAI:
         self.batch_polls: dict[str, int] = {}
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, name="fake-openai", daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True)
 
     @property
     def base_url(self) -> str:
@@ -239,6 +239,7 @@ def _run_batch(server: FakeOpenAI, batch: dict[str, Any]) -> None:
 def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # else headers and body wait on delayed ACKs: 40 ms a response
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
