@@ -21,13 +21,21 @@ def _kind_expr(column: str) -> pl.Expr:
             .otherwise(pl.col(column).replace_strict(_KINDS, default="other")))
 
 
+def _json_layout(path: Path) -> str:
+    """'array' for a file holding one JSON array, else 'newline_delimited' (where bad lines can be kept as rows)."""
+    with open(path, "rb") as handle:
+        start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return "array" if start.startswith(b"[") else "newline_delimited"
+
+
 def read_json_records(path: Path, wanted_keys: frozenset[str]) -> RawRecords:
     """The file's records; keys outside wanted_keys are listed in `columns` but not extracted."""
+    layout = _json_layout(path)
     reader = duckdb.connect()
     try:
         reader.execute(
-            "create table lines as select json from read_json_objects(?, format='auto', ignore_errors=true)",
-            [str(path)],
+            "create table lines as select json from read_json_objects(?, format=?, ignore_errors=?)",
+            [str(path), layout, layout == "newline_delimited"],
         )
         keys = [row[0] for row in reader.execute(
             "select distinct unnest(json_keys(json)) from lines where json_type(json) = 'OBJECT' order by 1"
