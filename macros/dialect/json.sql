@@ -1,0 +1,48 @@
+{#- JSON pieces behind adapter.dispatch: another engine adds `<adapter>__json_*` beside these. -#}
+
+{% macro json_is_valid(text_expr) -%}
+    {{ return(adapter.dispatch('json_is_valid', 'laissez_faire')(text_expr)) }}
+{%- endmacro %}
+{% macro default__json_is_valid(text_expr) -%}
+    coalesce(json_valid({{ text_expr }}), false)
+{%- endmacro %}
+
+{#- 'OBJECT', 'ARRAY', 'VARCHAR', 'BIGINT', 'DOUBLE', 'BOOLEAN', 'NULL' for the value at a key (null when absent). -#}
+{% macro json_type_at(json_expr, key_expr=none) -%}
+    {{ return(adapter.dispatch('json_type_at', 'laissez_faire')(json_expr, key_expr)) }}
+{%- endmacro %}
+{% macro default__json_type_at(json_expr, key_expr) -%}
+    {%- if key_expr is none -%}json_type({{ json_expr }}){%- else -%}json_type({{ json_expr }}, {{ laissez_faire.json_key_path(key_expr) }}){%- endif -%}
+{%- endmacro %}
+
+{#- The object's top-level keys, in document order, as a list of strings. -#}
+{% macro json_object_keys(json_expr) -%}
+    {{ return(adapter.dispatch('json_object_keys', 'laissez_faire')(json_expr)) }}
+{%- endmacro %}
+{% macro default__json_object_keys(json_expr) -%}
+    json_keys({{ json_expr }})
+{%- endmacro %}
+
+{#- A JSON path for one top-level key given as a SQL expression (keys may hold spaces or quotes). -#}
+{% macro json_key_path(key_expr) -%}
+    {{ return(adapter.dispatch('json_key_path', 'laissez_faire')(key_expr)) }}
+{%- endmacro %}
+{% macro default__json_key_path(key_expr) -%}
+    ('$."' || replace({{ key_expr }}, '"', '\"') || '"')
+{%- endmacro %}
+
+{#- The scalar at a top-level key as text (null when absent or JSON null). -#}
+{% macro json_text_at(json_expr, key_expr) -%}
+    {{ return(adapter.dispatch('json_text_at', 'laissez_faire')(json_expr, key_expr)) }}
+{%- endmacro %}
+{% macro default__json_text_at(json_expr, key_expr) -%}
+    json_extract_string({{ json_expr }}, {{ laissez_faire.json_key_path(key_expr) }})
+{%- endmacro %}
+
+{#- The elements of the array at a top-level key, each as text (JSON nulls removed). -#}
+{% macro json_text_list_at(json_expr, key_expr) -%}
+    {{ return(adapter.dispatch('json_text_list_at', 'laissez_faire')(json_expr, key_expr)) }}
+{%- endmacro %}
+{% macro default__json_text_list_at(json_expr, key_expr) -%}
+    list_filter(json_transform(json_extract({{ json_expr }}, {{ laissez_faire.json_key_path(key_expr) }}), '["VARCHAR"]'), element -> element is not null)
+{%- endmacro %}

@@ -1,0 +1,81 @@
+{#- The text rules of METHOD.md §2-§5, each written once. Dialect pieces come from macros/dialect. -#}
+
+{#- Runs of whitespace become one space; ends trimmed (how a query is matched to the prompt catalog). -#}
+{% macro normalize_whitespace(text_expr) -%}
+    trim({{ laissez_faire.regex_replace_all(text_expr, "'[\\s\\p{Z}]+'", "' '") }})
+{%- endmacro %}
+
+{#- §4.2 token rule: lowercase, split on whitespace, keep only the letters of each token (Unicode letters).
+    Removing every character that is neither a letter nor whitespace before splitting gives the same tokens
+    as cleaning token by token, with one regex per text instead of one per token. Tokens left empty are
+    dropped on both sides, so a reference made only of punctuation has no tokens. -#}
+{% macro letter_tokens(text_expr) -%}
+    {{ laissez_faire.split_on_whitespace(laissez_faire.regex_replace_all('lower(' ~ text_expr ~ ')', "'[^\\p{L}\\s\\p{Z}]'", "''")) }}
+{%- endmacro %}
+
+{#- §4.2: a reference (or name, §4.5) is in the story when every one of its tokens is in the story's token set. -#}
+{% macro tokens_in_story(text_expr, story_tokens_expr) -%}
+    {{ laissez_faire.list_contains_all(story_tokens_expr, laissez_faire.letter_tokens(text_expr)) }}
+{%- endmacro %}
+
+{#- §4.4: a counted reference's tokens for the indicator lookup: split on spaces, lowercased (punctuation kept,
+    so 'mr.' and 'mr' are both indicator words). -#}
+{% macro indicator_tokens(text_expr) -%}
+    {{ laissez_faire.split_on_whitespace('lower(' ~ text_expr ~ ')') }}
+{%- endmacro %}
+
+{#- §5: the lexicon match key, the same on both sides: lowercase, accents stripped, trimmed. -#}
+{% macro normalize_name_key(text_expr) -%}
+    {{ return(adapter.dispatch('normalize_name_key', 'laissez_faire')(text_expr)) }}
+{%- endmacro %}
+{% macro default__normalize_name_key(text_expr) -%}
+    nullif(lower(trim({{ laissez_faire.strip_accents(text_expr) }})), '')
+{%- endmacro %}
+
+{#- §4.6 title case of one token: first character upper, the rest lower ('mcDONALD' -> 'Mcdonald'). -#}
+{% macro title_case_token(token_expr) -%}
+    (upper(left({{ token_expr }}, 1)) || lower(substr({{ token_expr }}, 2)))
+{%- endmacro %}
+
+{#- §4.6: a nickname in double quotes (straight or curly) is removed before the name is split. -#}
+{% macro remove_quoted_nickname(text_expr) -%}
+    {{ laissez_faire.regex_replace_all(text_expr, "'\"[^\"]*\"|“[^”]*”'", "' '") }}
+{%- endmacro %}
+
+{#- §1: an answer that starts with its own prompt (Llama restates it) loses that prefix. The query must match
+    exactly after leading whitespace; the whitespace after it is removed too. -#}
+{% macro strip_prompt_prefix(text_expr, query_expr) -%}
+    case
+        when {{ query_expr }} is not null and {{ query_expr }} <> ''
+            and starts_with(ltrim({{ text_expr }}), {{ query_expr }})
+            then ltrim(substr(ltrim({{ text_expr }}), length({{ query_expr }}) + 1))
+        else {{ text_expr }}
+    end
+{%- endmacro %}
+
+{#- §4.1 key matching: the exact key when the object has it, else the first key equal to it after lowercasing
+    and trimming (so "Actor Name" or " actor name" answer "actor name"); null when neither. -#}
+{% macro match_json_key(keys_expr, wanted_expr) -%}
+    case
+        when {{ laissez_faire.list_contains(keys_expr, wanted_expr) }} then {{ wanted_expr }}
+        else {{ laissez_faire.list_element(laissez_faire.list_keep(keys_expr, 'candidate_key -> lower(trim(candidate_key)) = lower(trim(' ~ wanted_expr ~ '))'), 1) }}
+    end
+{%- endmacro %}
+
+{#- §4.1: the type-definition block of a labeling request: the first {...} after "type definition" (or the first
+    {...} of the request when that phrase is absent). -#}
+{% macro request_type_definition_block(request_expr) -%}
+    split_part(
+        substr(
+            {{ request_expr }},
+            greatest(strpos({{ request_expr }}, 'type definition'), 1)
+                + strpos(substr({{ request_expr }}, greatest(strpos({{ request_expr }}, 'type definition'), 1)), '{') - 1
+        ),
+        '}', 1
+    )
+{%- endmacro %}
+
+{#- The role names asked for in a type-definition block, in order: `"actor name": ...` gives 'actor'. -#}
+{% macro request_role_keys(block_expr) -%}
+    {{ laissez_faire.regex_extract_all(block_expr, "'\"([^\"\\n]*) name\"\\s*:'", 1) }}
+{%- endmacro %}

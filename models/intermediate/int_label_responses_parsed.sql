@@ -1,0 +1,186 @@
+-- METHOD.md §3-§4.1: every label response, parsed. The role keys come from the request's type-definition block
+-- (first name-key = subject, second = object) and fall back to the catalog / story columns. A response that does
+-- not parse or lacks a role's keys is kept with a reject_reason; nothing is dropped.
+with
+
+responses as (
+    select
+        response_id, story_id, labeler_model, prompt_version, sample_index, request_text, response_text, loaded_at
+    from {{ ref('stg_label_responses') }}
+),
+
+stories as (
+    select story_id, domain, prompt_condition, catalog_subject_key, catalog_object_key
+    from {{ ref('stg_stories') }}
+),
+
+-- one labeling run per story: the pinned run when vars name one, else the run loaded last
+runs as (
+    select
+        story_id,
+        labeler_model,
+        prompt_version,
+        row_number() over (
+            partition by story_id
+            order by
+                {% if var('labeling_labeler_model', none) is not none -%}
+                (labeler_model = '{{ var("labeling_labeler_model") }}') desc,
+                {% endif -%}
+                {% if var('labeling_prompt_version', none) is not none -%}
+                (prompt_version = '{{ var("labeling_prompt_version") }}') desc,
+                {% endif -%}
+                max(loaded_at) desc, labeler_model, prompt_version
+        ) = 1 as is_selected_run
+    from responses
+    group by story_id, labeler_model, prompt_version
+),
+
+requested_keys as (
+    select
+        responses.*,
+        {{ request_role_keys(request_type_definition_block('responses.request_text')) }} as request_role_keys
+    from responses
+),
+
+with_keys as (
+    select
+        requested_keys.response_id,
+        requested_keys.story_id,
+        requested_keys.labeler_model,
+        requested_keys.prompt_version,
+        requested_keys.sample_index,
+        requested_keys.response_text,
+        stories.story_id is null as is_orphan,
+        coalesce(stories.prompt_condition = 'power_laden' or stories.domain = 'love', false) as has_object_role,
+        case
+            when {{ list_length('requested_keys.request_role_keys') }} >= 1 then 'request'
+            else 'catalog'
+        end as key_source,
+        coalesce({{ list_element('requested_keys.request_role_keys', 1) }}, stories.catalog_subject_key)
+            as subject_role_text,
+        coalesce({{ list_element('requested_keys.request_role_keys', 2) }}, stories.catalog_object_key)
+            as object_role_text_asked,
+        trim(requested_keys.response_text) as response_trimmed
+    from requested_keys
+    left join stories
+        on requested_keys.story_id = stories.story_id
+),
+
+recovered as (
+    select
+        with_keys.* exclude (object_role_text_asked),
+        case when has_object_role then object_role_text_asked end as object_role_text,
+        {{ json_is_valid('response_trimmed') }} as is_json,
+        -- the span from the first '{' to the last '}': valid JSON only when it is exactly one balanced object
+        case
+            when strpos(response_trimmed, '{') > 0
+                and {{ last_position('response_trimmed', "'}'") }} > strpos(response_trimmed, '{')
+                then substr(
+                    response_trimmed,
+                    strpos(response_trimmed, '{'),
+                    {{ last_position('response_trimmed', "'}'") }} - strpos(response_trimmed, '{') + 1
+                )
+        end as embedded_object_text
+    from with_keys
+),
+
+parsed as (
+    select
+        recovered.*,
+        not is_json and coalesce({{ json_is_valid('embedded_object_text') }}, false) as is_recovered,
+        case
+            when is_json then response_trimmed
+            when coalesce({{ json_is_valid('embedded_object_text') }}, false) then embedded_object_text
+        end as response_json
+    from recovered
+),
+
+keyed as (
+    select
+        parsed.*,
+        {{ json_type_at('response_json') }} as json_type,
+        case when {{ json_type_at('response_json') }} = 'OBJECT' then {{ json_object_keys('response_json') }} end
+            as json_keys
+    from parsed
+),
+
+matched as (
+    select
+        keyed.*,
+        {{ match_json_key('json_keys', "subject_role_text || ' name'") }} as subject_name_key,
+        {{ match_json_key('json_keys', "subject_role_text || ' references'") }} as subject_references_key,
+        {{ match_json_key('json_keys', "object_role_text || ' name'") }} as object_name_key,
+        {{ match_json_key('json_keys', "object_role_text || ' references'") }} as object_references_key
+    from keyed
+),
+
+typed as (
+    select
+        matched.*,
+        {{ json_type_at('response_json', 'subject_references_key') }} as subject_references_type,
+        {{ json_type_at('response_json', 'object_references_key') }} as object_references_type
+    from matched
+),
+
+judged as (
+    select
+        typed.*,
+        case
+            when is_orphan then 'orphan_story'
+            when response_trimmed is null or response_trimmed = '' then 'empty_response'
+            when response_json is null and strpos(response_trimmed, '{') = 0 then 'not_json'
+            when response_json is null then 'unrecoverable_json'
+            when json_type <> 'OBJECT' then 'not_a_json_object'
+            when subject_role_text is null then 'no_role_keys'
+            when subject_name_key is null or subject_references_key is null then 'missing_subject_keys'
+            when has_object_role and (object_name_key is null or object_references_key is null)
+                then 'missing_object_keys'
+            when subject_references_type not in ('ARRAY', 'NULL') then 'subject_references_not_a_list'
+            when has_object_role and object_references_type not in ('ARRAY', 'NULL')
+                then 'object_references_not_a_list'
+        end as reject_reason
+    from typed
+)
+
+select
+    judged.response_id,
+    judged.story_id,
+    judged.labeler_model,
+    judged.prompt_version,
+    judged.sample_index,
+    coalesce(runs.is_selected_run, false) as is_selected_run,
+    judged.key_source,
+    judged.subject_role_text,
+    judged.object_role_text,
+    judged.has_object_role,
+    judged.response_json,
+    judged.is_recovered,
+    judged.reject_reason is null as is_valid,
+    judged.reject_reason,
+    case
+        when judged.reject_reason is not null then null
+        when judged.subject_name_key = judged.subject_role_text || ' name'
+            and judged.subject_references_key = judged.subject_role_text || ' references'
+            and (not judged.has_object_role or (
+                judged.object_name_key = judged.object_role_text || ' name'
+                and judged.object_references_key = judged.object_role_text || ' references'))
+            then 'exact'
+        else 'case_insensitive'
+    end as key_match,
+    case when judged.reject_reason is null
+        and {{ json_type_at('judged.response_json', 'judged.subject_name_key') }} = 'VARCHAR'
+        then {{ json_text_at('judged.response_json', 'judged.subject_name_key') }} end as subject_name,
+    case when judged.reject_reason is null
+        then coalesce({{ json_text_list_at('judged.response_json', 'judged.subject_references_key') }}, [])
+        end as subject_references,
+    case when judged.reject_reason is null and judged.has_object_role
+        and {{ json_type_at('judged.response_json', 'judged.object_name_key') }} = 'VARCHAR'
+        then {{ json_text_at('judged.response_json', 'judged.object_name_key') }} end as object_name,
+    case when judged.reject_reason is null and judged.has_object_role
+        then coalesce({{ json_text_list_at('judged.response_json', 'judged.object_references_key') }}, [])
+        end as object_references
+from judged
+left join runs
+    on judged.story_id = runs.story_id
+    and judged.labeler_model = runs.labeler_model
+    and judged.prompt_version = runs.prompt_version

@@ -1,0 +1,14 @@
+-- One row per file load, as recorded by lfh ingest.
+with
+
+source_load_log as (
+    {{ source_or_empty('raw', 'load_log', [
+        ('load_id', 'varchar'), ('source_file', 'varchar'), ('file_sha256', 'varchar'), ('file_kind', 'varchar'),
+        ('rows_read', 'bigint'), ('rows_landed', 'bigint'), ('duplicates', 'bigint'), ('rejected', 'bigint'),
+        ('started_at', 'timestamp'), ('finished_at', 'timestamp'), ('status', 'varchar'), ('error', 'varchar')]) }}
+)
+
+select
+    load_id, source_file, file_sha256, file_kind, rows_read, rows_landed, duplicates, rejected,
+    started_at, finished_at, status, error
+from source_load_log

@@ -1,0 +1,11 @@
+-- Rows ingest could not land, as recorded (empty until a load rejects something).
+with
+
+source_rejects as (
+    {{ source_or_empty('raw', 'rejects', [
+        ('source_file', 'varchar'), ('source_row', 'integer'), ('target_table', 'varchar'), ('reason', 'varchar'),
+        ('raw_record', 'varchar'), ('file_sha256', 'varchar'), ('loaded_at', 'timestamp'), ('load_id', 'varchar')]) }}
+)
+
+select source_file, source_row, target_table, reason, raw_record, file_sha256, loaded_at, load_id
+from source_rejects

@@ -1,0 +1,20 @@
+-- MENA and NH/PI first-name shares as fractions, with the lexicon match key (METHOD.md §5).
+with
+
+source_wikipedia as (
+    {{ source_or_empty('raw', 'wikipedia_first_names', [
+        ('first_name', 'varchar'), ('n_bearers', 'double'), ('n_mena', 'double'), ('n_nhpi', 'double'),
+        ('pct_mena', 'double'), ('pct_nhpi', 'double'), ('source', 'varchar'), ('vintage', 'varchar')]) }}
+)
+
+select
+    first_name,
+    {{ normalize_name_key('first_name') }} as first_name_key,
+    n_bearers,
+    n_mena,
+    n_nhpi,
+    pct_mena / 100.0 as share_mena,
+    pct_nhpi / 100.0 as share_nhpi,
+    source,
+    vintage
+from source_wikipedia
