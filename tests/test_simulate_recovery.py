@@ -1,0 +1,122 @@
+"""The whole pipeline recovers what the simulator planted: simulate (small test lexicon) -> ingest -> dbt build,
+then every mart cell with enough data is compared with the planted truth written next to the corpus.
+
+Rule (issue 5): the planted value lies inside the mart's 95% interval for at least 90% of the cells with enough
+data, and no cell is off by more than its interval's width."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from fixtures_simulate import write_test_lexicon
+
+from lfh.build import run_dbt
+from lfh.ingest_cmd import ingest_paths
+from lfh.simulate import run_simulation
+from lfh.simulate_config import load_config
+
+pytestmark = pytest.mark.slow
+MIN_EXPECTED_COUNT = 10.0  # expected numerator and expected (denominator - numerator) both at least this
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("recovery")
+    db_path = root / "warehouse" / "lfh.duckdb"
+    write_test_lexicon(db_path)
+    config = replace(load_config(), stories_per_prompt=20, seed=11)
+    result = run_simulation(config, root / "landing", db_path)
+    results, _skipped = ingest_paths([result.stories_path, result.labels_path], db_path)
+    assert all(item.error is None for item in results), [item.summary() for item in results]
+    run_dbt(["build"], db_path=db_path, capture=True)
+    truth = json.loads(result.truth_path.read_text(encoding="utf-8"))
+    return db_path, truth
+
+
+def _mart(db_path: Path, name: str) -> pl.DataFrame:
+    connection = duckdb.connect(str(db_path), read_only=True)
+    try:
+        return connection.sql(f"select * from marts.{name}").pl()
+    finally:
+        connection.close()
+
+
+def _check(frame: pl.DataFrame, observed: str, planted: str, lower: str, upper: str, what: str) -> None:
+    assert frame.height >= 20, f"{what}: only {frame.height} cells with enough data to compare"
+    inside = frame.filter((pl.col(planted) >= pl.col(lower)) & (pl.col(planted) <= pl.col(upper)))
+    share_inside = inside.height / frame.height
+    far = frame.filter((pl.col(observed) - pl.col(planted)).abs() > (pl.col(upper) - pl.col(lower)))
+    print(f"{what}: {frame.height} cells, planted value inside the interval in {share_inside:.1%}")
+    assert share_inside >= 0.90, (
+        f"{what}: planted value inside the 95% interval in only {share_inside:.1%} of {frame.height} cells; "
+        f"misses:\n{frame.join(inside, on=frame.columns, how='anti').head(12)}")
+    assert far.is_empty(), f"{what}: cells off by more than their interval's width:\n{far.head(12)}"
+
+
+def test_marts_have_characters(built: tuple[Path, dict]) -> None:
+    db_path, _truth = built
+    characters = _mart(db_path, "fct_characters")
+    assert characters.height > 0, "marts.fct_characters is empty: the cleaning models have not produced characters"
+
+
+def test_representation_shares_recover_the_planted_truth(built: tuple[Path, dict]) -> None:
+    db_path, truth = built
+    planted = pl.DataFrame(truth["representation"]).rename({"expected_share": "planted_share"})
+    mart = _mart(db_path, "fct_representation_ratios")
+    keys = ["model", "domain", "condition", "race", "gender"]
+    joined = mart.join(planted, on=keys, how="inner", nulls_equal=True).filter(
+        (pl.col("expected_numerator") >= MIN_EXPECTED_COUNT)
+        & (pl.col("expected_denominator") - pl.col("expected_numerator") >= MIN_EXPECTED_COUNT))
+    _check(joined, "observed_share", "planted_share", "share_ci_lower", "share_ci_upper", "representation shares")
+
+
+def test_subordination_ratios_recover_the_planted_truth(built: tuple[Path, dict]) -> None:
+    db_path, truth = built
+    planted = pl.DataFrame(truth["subordination"])
+    mart = _mart(db_path, "fct_subordination_ratios")
+    joined = mart.join(planted, on=["model", "domain", "race", "gender"], how="inner", nulls_equal=True).filter(
+        (pl.col("expected_subordinate_numerator") >= MIN_EXPECTED_COUNT)
+        & (pl.col("expected_dominant_numerator") >= MIN_EXPECTED_COUNT))
+    _check(joined, "subordination_ratio", "expected_ratio", "ci_lower", "ci_upper", "subordination ratios")
+
+
+def test_couple_types_recover_the_planted_shares(built: tuple[Path, dict]) -> None:
+    db_path, truth = built
+    planted = pl.DataFrame(truth["couples"]).rename({"expected_share": "planted_share"})
+    mart = _mart(db_path, "fct_sexual_orientation_ratios")
+    joined = mart.join(planted, on=["model", "couple_type"], how="inner").with_columns(
+        (pl.col("planted_share") / pl.col("expected_share")).alias("planted_ratio"))
+    assert joined.height == len(truth["couples"]), "a model or couple type is missing from the mart"
+    # every couple type's planted ratio must sit inside the interval; too few rows for the 90% rule
+    enough = joined.filter(pl.col("planted_share") * pl.col("denominator") >= MIN_EXPECTED_COUNT)
+    outside = enough.filter(~pl.col("planted_ratio").is_between(pl.col("ci_lower"), pl.col("ci_upper")))
+    assert outside.height <= max(1, enough.height // 10), f"couple types outside their interval:\n{outside}"
+
+
+def test_name_coverage_matches_the_planted_naming_rate(built: tuple[Path, dict]) -> None:
+    db_path, truth = built
+    planted = pl.DataFrame(truth["coverage"])
+    mart = _mart(db_path, "fct_name_coverage")
+    joined = mart.join(planted, on=["model", "domain", "condition"], how="inner", suffix="_planted")
+    assert joined.height > 0, "fct_name_coverage has no rows for the simulated models"
+    p = pl.col("expected_matched_share")
+    four_standard_errors = 4 * (p * (1 - p) / pl.col("characters")).sqrt()
+    off = joined.filter((pl.col("matched_share") - p).abs() > four_standard_errors)
+    assert off.is_empty(), f"matched-name share far from the planted naming rate:\n{off}"
+
+
+def test_the_comparison_rejects_a_wrong_truth(built: tuple[Path, dict]) -> None:
+    """Negative control: claiming 'no subordination at all' (every ratio 1) must fail the same rule."""
+    db_path, truth = built
+    planted = pl.DataFrame(truth["subordination"]).with_columns(pl.lit(1.0).alias("expected_ratio"))
+    mart = _mart(db_path, "fct_subordination_ratios")
+    joined = mart.join(planted, on=["model", "domain", "race", "gender"], how="inner", nulls_equal=True).filter(
+        (pl.col("expected_subordinate_numerator") >= MIN_EXPECTED_COUNT)
+        & (pl.col("expected_dominant_numerator") >= MIN_EXPECTED_COUNT))
+    with pytest.raises(AssertionError):
+        _check(joined, "subordination_ratio", "expected_ratio", "ci_lower", "ci_upper", "wrong truth")
