@@ -4,7 +4,8 @@ with
 source_stories as (
     select
         story_id, model, model_canonical, query, subject, object, role_category, story_text,
-        generated_at, occurrence, source_kind, source_file, source_row, file_sha256, loaded_at, load_id
+        generated_at, occurrence, source_kind, prompt_id as prompt_id_given,
+        source_file, source_row, file_sha256, loaded_at, load_id
     from {{ source('raw', 'stories') }}
 ),
 
@@ -17,6 +18,12 @@ prompt_catalog as (
     select
         prompt_id, domain, prompt_condition, relation, subject_key, object_key,
         {{ normalize_whitespace('query') }} as query_normalized
+    from {{ ref('prompt_catalog') }}
+),
+
+-- a story that names its prompt (a generator's prompt_id) is placed by it when its query text is not in the catalog
+prompt_catalog_by_id as (
+    select prompt_id, domain, prompt_condition, relation, subject_key, object_key
     from {{ ref('prompt_catalog') }}
 ),
 
@@ -41,21 +48,27 @@ placed as (
         coalesce(model_aliases.model, normalized.model_canonical, trim(normalized.model)) as model,
         normalized.query,
         normalized.query_normalized,
-        prompt_catalog.prompt_id,
+        coalesce(prompt_catalog.prompt_id, prompt_catalog_by_id.prompt_id) as prompt_id,
         -- a query outside the catalog (e.g. the audit workbook's earlier prompt set) is placed from its own columns
-        coalesce(prompt_catalog.domain, role_category_domains.domain) as domain,
+        coalesce(prompt_catalog.domain, prompt_catalog_by_id.domain, role_category_domains.domain) as domain,
         coalesce(
             prompt_catalog.prompt_condition,
+            prompt_catalog_by_id.prompt_condition,
             case when normalized.object_given is not null then 'power_laden' else 'power_neutral' end
         ) as prompt_condition,
-        case when prompt_catalog.prompt_id is not null then 'catalog' else 'story_columns' end as placement,
+        case
+            when prompt_catalog.prompt_id is not null then 'catalog'
+            when prompt_catalog_by_id.prompt_id is not null then 'catalog_prompt_id'
+            else 'story_columns'
+        end as placement,
         normalized.subject,
         normalized.object_given as object,
         normalized.role_category,
-        prompt_catalog.relation,
+        coalesce(prompt_catalog.relation, prompt_catalog_by_id.relation) as relation,
         -- fallback role keys (METHOD.md §3) when the labeling request is not stored with a response
-        coalesce(prompt_catalog.subject_key, nullif(trim(normalized.subject), '')) as catalog_subject_key,
-        coalesce(prompt_catalog.object_key, normalized.object_given) as catalog_object_key,
+        coalesce(prompt_catalog.subject_key, prompt_catalog_by_id.subject_key, nullif(trim(normalized.subject), ''))
+            as catalog_subject_key,
+        coalesce(prompt_catalog.object_key, prompt_catalog_by_id.object_key, normalized.object_given) as catalog_object_key,
         normalized.story_text_clean as story_text,
         normalized.story_text as story_text_given,
         coalesce(normalized.story_text_clean <> normalized.story_text, false) as prompt_prefix_stripped,
@@ -73,6 +86,9 @@ placed as (
         on lower(trim(normalized.model)) = model_aliases.alias_key
     left join prompt_catalog
         on normalized.query_normalized = prompt_catalog.query_normalized
+    left join prompt_catalog_by_id
+        on prompt_catalog.prompt_id is null
+        and normalized.prompt_id_given = prompt_catalog_by_id.prompt_id
     left join role_category_domains
         on lower(trim(normalized.role_category)) = role_category_domains.role_category_key
 )
