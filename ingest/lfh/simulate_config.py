@@ -37,6 +37,7 @@ class SimConfig:
     samples_per_story: int
     labeler_model: str
     pool_size: int
+    pool_min_share: float
     min_count_census: int
     min_count_wikipedia: int
     pool_weight_power: float
@@ -143,6 +144,7 @@ def load_config(path: Path | None = None) -> SimConfig:
         source=source, seed=int(raw.get("seed", 0)), stories_per_prompt=stories, samples_per_story=samples,
         labeler_model=str(raw.get("labeler_model", "sim-labeler")),
         pool_size=int(names.get("pool_size", 20)),
+        pool_min_share=_probability(names.get("pool_min_share", 0.6), "names.pool_min_share", source),
         min_count_census=int(names.get("min_count_census", 1000)),
         min_count_wikipedia=int(names.get("min_count_wikipedia", 30)),
         pool_weight_power=float(names.get("pool_weight_power", 0.5)),

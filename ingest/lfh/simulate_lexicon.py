@@ -20,6 +20,7 @@ CENSUS_GROUPS = ("white", "black", "latine", "asian", "aian", "multiracial")
 WIKIPEDIA_GROUPS = ("mena", "nhpi")
 RACES = ("aian", "asian", "black", "latine", "mena", "nhpi", "white", "multiracial")
 _PLAIN_NAME = re.compile(r"^[A-Za-z]{2,}$")
+MIN_POOL_NAMES = 5
 
 
 class LexiconMissing(RuntimeError):
@@ -111,8 +112,14 @@ def build_pools(config: SimConfig, census: pl.DataFrame, wikipedia: pl.DataFrame
         candidates = eligible.filter(pl.col(count_column) >= minimum)
         if candidates.is_empty():
             candidates = eligible.filter(pl.col(count_column) > 0)
-        chosen = candidates.sort([f"weight_{pool}", count_column, "key"], descending=[True, True, False]) \
-            .head(config.pool_size).filter(pl.col(f"weight_{pool}") > 0)
+        # The most common names clearly associated with the group (as a story writer would pick); where the
+        # lexicon has too few such names (AI/AN, NH/PI), the names with the highest share instead.
+        common = candidates.filter(pl.col(f"weight_{pool}") >= config.pool_min_share) \
+            .sort([count_column, "key"], descending=[True, False]).head(config.pool_size)
+        if common.height < MIN_POOL_NAMES:
+            common = candidates.sort([f"weight_{pool}", count_column, "key"], descending=[True, True, False]) \
+                .head(config.pool_size)
+        chosen = common.filter(pl.col(f"weight_{pool}") > 0)
         if chosen.is_empty():
             raise LexiconMissing(f"no first name in the lexicon has a share for group {pool!r}: "
                                  "check the lexicon tables (lfh lexicon) or the custom lexicon")
