@@ -27,22 +27,22 @@ LABEL_RESPONSE_COLUMNS = ["response_id", "story_id", "labeler_model", "prompt_ve
                           "source_row"]
 
 
-def detect_content(path: Path, columns: list[str]) -> str:
+def detect_content(path: Path, records: RawRecords) -> str:
     """'stories' or 'labels', from the columns present (not from the folder name)."""
-    present = set(columns)
-    if "response_text" in present:
+    present = set(records.columns)
+    if present & {"response_text", "labeler_model", "prompt_version", "sample_index"}:
         missing = [name for name in LABEL_REQUIRED if name not in present]
         if not missing:
             return "labels"
         raise UnreadableFileError(path, f"label responses file without columns {missing}; expected "
                                         f"{list(LABEL_REQUIRED)} (optional: request_text, time, prompt_tokens, "
-                                        f"completion_tokens); found {sorted(present)}")
+                                        f"completion_tokens); found {sorted(records.all_columns())}")
     missing = [name for name in STORY_REQUIRED if name not in present]
     if not missing:
         return "stories"
     raise UnreadableFileError(
         path, f"neither stories (needs {list(STORY_REQUIRED)}; optional story_id, subject, object, time, prompt_id) "
-              f"nor label responses (needs {list(LABEL_REQUIRED)}); found columns {sorted(present)}")
+              f"nor label responses (needs {list(LABEL_REQUIRED)}); found columns {sorted(records.all_columns())}")
 
 
 def _text(records: RawRecords, name: str) -> pl.Expr:
@@ -158,6 +158,6 @@ def labels_batch(records: RawRecords) -> Batch:
 def project_batch(path: Path, records: RawRecords) -> Batch:
     if records.rows_read == 0:
         return Batch(file_kind=f"empty_{records.source_kind}", source_kind=records.source_kind, rows_read=0)
-    if detect_content(path, records.columns) == "labels":
+    if detect_content(path, records) == "labels":
         return labels_batch(records)
     return stories_batch(records)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
@@ -20,11 +21,18 @@ def kind_column(name: str) -> str:
 @dataclass(frozen=True)
 class RawRecords:
     """frame: `source_row` (1-based data row) plus one String column per column/key of the file (named as in the
-    file), optional kind columns, and optionally `__raw_record` (the record's original text, e.g. a JSON line)."""
+    file) and optional kind columns. describe_columns lists every column/key of the file for error messages
+    (default: columns); load_raw_records(rows) returns source_row, __raw_record (the original text of those
+    records, e.g. JSON lines) when the frame alone cannot rebuild them."""
 
     frame: pl.DataFrame
     columns: list[str]
     source_kind: str
+    describe_columns: Callable[[], list[str]] | None = None
+    load_raw_records: Callable[[list[int]], pl.DataFrame] | None = None
+
+    def all_columns(self) -> list[str]:
+        return self.describe_columns() if self.describe_columns is not None else list(self.columns)
 
     @property
     def rows_read(self) -> int:
@@ -40,8 +48,9 @@ class RawRecords:
 
     def with_raw_records(self, rows: pl.DataFrame) -> pl.DataFrame:
         """rows (with source_row) joined to the JSON text of their original records, as `raw_record`."""
-        if RAW_RECORD in self.frame.columns:
-            originals = self.frame.select(SOURCE_ROW, pl.col(RAW_RECORD).alias("raw_record"))
+        if self.load_raw_records is not None:
+            wanted_rows = sorted(rows[SOURCE_ROW].unique().to_list())
+            originals = self.load_raw_records(wanted_rows).select(SOURCE_ROW, pl.col(RAW_RECORD).alias("raw_record"))
         else:
             wanted = self.frame.join(rows.select(SOURCE_ROW).unique(), on=SOURCE_ROW, how="semi")
             originals = wanted.select(
