@@ -8,5 +8,5 @@ stories as (
 
 select
     story_id,
-    list_distinct({{ letter_tokens('story_text') }}) as story_tokens
+    list_sort(list_distinct({{ letter_tokens("story_text") }})) as story_tokens
 from stories
