@@ -1,0 +1,130 @@
+"""`lfh report` on a small simulated pipeline: one self-contained HTML file whose every figure renders in
+headless Chromium with no console message, the figures saved as PNG and SVG, and a screenshot."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fixtures_simulate import write_test_lexicon
+from PIL import Image, ImageStat
+
+from lfh.build import run_dbt
+from lfh.ingest_cmd import ingest_paths
+from lfh.report import report, write_report
+from lfh.simulate import run_simulation
+from lfh.simulate_config import load_config
+
+pytestmark = pytest.mark.slow
+CHROMIUM = "/usr/bin/chromium"
+FIGURES_WITH_DATA = ("omission-race", "omission-gender", "omission-race-gender", "couples", "subordination",
+                     "median-racialized", "top-names", "name-coverage")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--hide-scrollbars"]
+# Test-only probe appended to a copy of the page: it measures what the browser actually laid out.
+PROBE = """<script>
+window.addEventListener('load', () => {
+  const result = [...document.querySelectorAll('svg.report-figure')].map(svg => {
+    const box = svg.getBoundingClientRect();
+    return {id: svg.id, width: box.width, height: box.height, drawn: svg.querySelectorAll('path,use,text').length};
+  });
+  const out = document.createElement('pre'); out.id = 'probe'; out.textContent = JSON.stringify(result);
+  document.body.appendChild(out);
+});
+</script></body>"""
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("report")
+    db_path = root / "warehouse" / "lfh.duckdb"
+    write_test_lexicon(db_path)
+    config = replace(load_config(), stories_per_prompt=6, samples_per_story=2, seed=5)
+    result = run_simulation(config, root / "landing", db_path)
+    ingest_paths([result.stories_path, result.labels_path], db_path)
+    run_dbt(["build"], db_path=db_path, capture=True)
+    write_report(db_path, root / "reports")
+    return root / "reports"
+
+
+def _chromium(user_dir: Path, *arguments: str) -> subprocess.CompletedProcess:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} missing: `make test` installs it (apt-get install -y chromium)")
+    return subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={user_dir}", *arguments],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def _console_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
+
+
+def test_report_is_one_self_contained_file(report_dir: Path) -> None:
+    page = (report_dir / "index.html").read_text(encoding="utf-8")
+    assert "<script" not in page and "<link" not in page and "<img" not in page
+    # namespace declarations name a URI but fetch nothing; any other URL would need the network
+    without_namespaces = re.sub(r'xmlns(:\w+)?="[^"]*"', "", page)
+    assert not re.search(r"(https?:)?//[\w.-]+\.\w+/", without_namespaces.replace("file://", "")), \
+        "the report refers to an external URL"
+    assert "SIMULATED DATA" in page
+    for key in FIGURES_WITH_DATA:
+        assert f'id="fig-{key}"' in page, f"figure {key} missing from the page"
+        assert (report_dir / "figures" / f"{key}.png").stat().st_size > 5_000
+        assert (report_dir / "figures" / f"{key}.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    assert 'id="labeler-agreement"' in page and "No hand labels" in page
+
+
+def test_every_figure_renders_in_headless_chromium(report_dir: Path, tmp_path: Path) -> None:
+    probe_page = tmp_path / "probe.html"
+    probe_page.write_text((report_dir / "index.html").read_text(encoding="utf-8").replace("</body>", PROBE),
+                          encoding="utf-8")
+    dumped = _chromium(tmp_path / "profile-dom", "--virtual-time-budget=5000", "--dump-dom", probe_page.as_uri())
+    match = re.search(r'<pre id="probe">(.*?)</pre>', dumped.stdout, flags=re.DOTALL)
+    assert match, f"the probe did not run; chromium said:\n{dumped.stderr[-2000:]}"
+    laid_out = {item["id"]: item for item in json.loads(match.group(1).replace("&quot;", '"'))}
+    for key in FIGURES_WITH_DATA:
+        figure = laid_out.get(f"fig-{key}")
+        assert figure, f"figure {key} not in the rendered page"
+        assert figure["width"] > 200 and figure["height"] > 100, f"figure {key} rendered at {figure}"
+        assert figure["drawn"] > 20, f"figure {key} has almost nothing drawn: {figure}"
+
+
+def test_the_report_logs_no_console_message(report_dir: Path, tmp_path: Path) -> None:
+    page = report_dir / "index.html"
+    clean = _chromium(tmp_path / "profile-clean", "--enable-logging=stderr", "--v=0",
+                      "--virtual-time-budget=3000", "--dump-dom", page.as_uri())
+    assert _console_lines(clean.stderr) == []
+    # control: the same capture does see a console error when a page makes one
+    noisy = tmp_path / "noisy.html"
+    noisy.write_text(page.read_text(encoding="utf-8").replace(
+        "</body>", '<script>console.error("probe-error-42")</script></body>'), encoding="utf-8")
+    control = _chromium(tmp_path / "profile-noisy", "--enable-logging=stderr", "--v=0",
+                        "--virtual-time-budget=3000", "--dump-dom", noisy.as_uri())
+    assert any("probe-error-42" in line for line in _console_lines(control.stderr))
+
+
+def test_screenshot_shows_the_report(report_dir: Path, tmp_path: Path) -> None:
+    screenshot = report_dir / "screenshot.png"
+    _chromium(tmp_path / "profile-shot", "--window-size=1280,2400", f"--screenshot={screenshot}",
+              (report_dir / "index.html").as_uri())
+    assert screenshot.is_file(), "chromium wrote no screenshot"
+    with Image.open(screenshot) as image:
+        assert image.size == (1280, 2400)
+        spread = ImageStat.Stat(image.convert("L")).stddev[0]
+    assert spread > 10, f"the screenshot is nearly blank (grey-level spread {spread:.1f})"
+    keep = Path(shutil.os.environ.get("LFH_KEEP_SCREENSHOT", "")) if shutil.os.environ.get(
+        "LFH_KEEP_SCREENSHOT") else None
+    if keep:
+        shutil.copy(screenshot, keep)
+
+
+def test_report_command_says_what_to_run_when_there_are_no_marts(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(report, ["--db", str(tmp_path / "absent.duckdb"), "--out", str(tmp_path / "r")])
+    assert outcome.exit_code != 0
+    assert "lfh build" in outcome.output
