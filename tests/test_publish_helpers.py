@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import socket
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -104,3 +106,16 @@ def comparable(rows: list[tuple]) -> list[tuple]:
         return value
 
     return sorted((tuple(normalize(value) for value in row) for row in rows), key=key)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def private_base() -> Path:
+    """A temporary folder the postgres system user can reach (pytest's own tmp folders are 0700 root)."""
+    base = Path(tempfile.mkdtemp(prefix="lfh-pg-test-"))
+    base.chmod(0o755)
+    return base

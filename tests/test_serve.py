@@ -8,10 +8,8 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +17,7 @@ import duckdb
 import psycopg
 import pytest
 from click.testing import CliRunner
-from test_publish_helpers import comparable, make_build_warehouse
+from test_publish_helpers import comparable, free_port, make_build_warehouse, private_base
 
 from lfh.cli import main
 from lfh.postgres_cluster import Cluster, ensure_database, find_bin_dir, running_port, start, stop
@@ -29,19 +27,6 @@ from lfh.publish import Publication, publish_marts
 READER = "lfh_reader"
 PASSWORD = "Reader-pw-4c1e9b"  # noqa: S105 (a test cluster's password)
 DATABASE = "lfh"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def private_base() -> Path:
-    """A temporary folder the postgres system user can reach (pytest's own tmp folders are 0700 root)."""
-    base = Path(tempfile.mkdtemp(prefix="lfh-pg-test-"))
-    base.chmod(0o755)
-    return base
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,153 @@
+"""Publishing the project's real marts: dbt build (seeds and models) on the repo's small corpus
+(tests/fixtures/measures), then lfh publish, the Postgres load, and `dbt docs generate --static`, all offline.
+
+Checks that dbt's persist_docs descriptions reach the build warehouse, the published copy and Postgres, that
+the manifest names the dbt invocation that built each mart, and that every mart reads the same through
+DuckDB, Parquet and Postgres.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import psycopg
+import pytest
+from click.testing import CliRunner
+from test_publish_helpers import comparable, free_port, private_base
+
+from lfh.build import run_dbt
+from lfh.cli import main
+from lfh.postgres_cluster import ensure_database, find_bin_dir, start, stop
+from lfh.postgres_load import load_marts
+from lfh.publish import Publication, publish_marts
+
+pytestmark = pytest.mark.slow
+
+CORPUS = Path(__file__).parent / "fixtures" / "measures"
+CONTRACT_MARTS = [
+    "dim_stories", "fct_characters", "fct_labeler_agreement", "fct_median_racialized_subordination",
+    "fct_name_coverage", "fct_representation_ratios", "fct_sexual_orientation_ratios", "fct_subordination_ratios",
+    "fct_top_names",
+]
+PASSWORD = "docs-test-pw"  # noqa: S105 (a throwaway cluster's password)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """(warehouse, dbt target folder) after landing the small corpus, and `dbt build` without tests."""
+    if not (CORPUS / "stories.jsonl").is_file():
+        pytest.skip(f"{CORPUS} (the small test corpus) is not in this checkout")
+    root = tmp_path_factory.mktemp("real_marts")
+    warehouse = root / "lfh.duckdb"
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setenv("LFH_DB", str(warehouse))
+    try:
+        runner = CliRunner()
+        for arguments in (["lexicon", "--custom", str(CORPUS / "lexicon.csv"), "--skip-census", "--skip-wikipedia"],
+                          ["ingest", str(CORPUS / "stories.jsonl"), str(CORPUS / "labels.jsonl")]):
+            result = runner.invoke(main, arguments)
+            assert result.exit_code == 0, result.output
+        target = root / "target"
+        # seeds and models only: the data and unit tests belong to the models' own test suite
+        run_dbt(["build", "--exclude-resource-type", "test", "--exclude-resource-type", "unit_test",
+                 "--target-path", str(target), "--log-path", str(root / "logs")], db_path=warehouse, capture=True)
+        yield warehouse, target
+    finally:
+        monkeypatch.undo()
+
+
+@pytest.fixture(scope="module")
+def publication(built: tuple[Path, Path]) -> Publication:
+    warehouse, target = built
+    return publish_marts(warehouse, warehouse.parent / "published", target)
+
+
+def documented_columns(target: Path) -> dict[tuple[str, str], str]:
+    """(mart, column) -> description, for every described column of every mart in dbt's manifest."""
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    described = {}
+    for node in manifest["nodes"].values():
+        if node["resource_type"] == "model" and node["schema"] == "marts":
+            for column in node["columns"].values():
+                if column.get("description"):
+                    described[(node["alias"], column["name"])] = column["description"]
+    return described
+
+
+def test_every_mart_is_published_with_the_run_that_built_it(built: tuple[Path, Path],
+                                                            publication: Publication) -> None:
+    _, target = built
+    run_results = json.loads((target / "run_results.json").read_text(encoding="utf-8"))
+    entries = {entry["mart"]: entry for entry in publication.manifest["marts"]}
+    assert set(CONTRACT_MARTS) <= set(entries)
+    for mart in CONTRACT_MARTS:
+        assert entries[mart]["dbt"]["invocation_id"] == run_results["metadata"]["invocation_id"]
+        assert entries[mart]["dbt"]["status"] == "success"
+    assert publication.manifest["baseline_sets"][0]["name"] == "census_2022"
+    assert {entry["table"] for entry in publication.manifest["lexicon"]} >= {"raw.custom_first_names"}
+
+
+def test_column_descriptions_reach_the_warehouse_and_the_published_copy(built: tuple[Path, Path],
+                                                                         publication: Publication) -> None:
+    warehouse, target = built
+    described = documented_columns(target)
+    assert len(described) > 20, "the marts' YAML documents too few columns for this check to mean anything"
+    query = (
+        "select table_name, column_name, comment from duckdb_columns() "
+        "where database_name = current_database() and schema_name = ?"
+    )
+    with duckdb.connect(str(warehouse), read_only=True) as build:
+        in_build = {(table, column): comment for table, column, comment in build.execute(query, ["marts"]).fetchall()}
+    with duckdb.connect(str(publication.serving_db), read_only=True) as copy:
+        in_copy = {(table, column): comment for table, column, comment in copy.execute(query, ["main"]).fetchall()}
+    missing_in_build = {key for key, text in described.items() if in_build.get(key) != text.strip()
+                        and in_build.get(key) != text}
+    assert not missing_in_build, f"persist_docs did not write these comments: {sorted(missing_in_build)}"
+    assert in_copy == in_build
+
+
+def test_every_real_mart_reads_the_same_in_parquet_and_postgres(built: tuple[Path, Path],
+                                                                publication: Publication) -> None:
+    if find_bin_dir() is None:
+        pytest.skip("no PostgreSQL server binaries (apt-get install postgresql; make test installs them)")
+    base = private_base()
+    cluster = start(base / "data", "127.0.0.1", free_port())
+    try:
+        ensure_database(cluster, "lfh")
+        load_marts(publication.serving_db, cluster.admin_conninfo("lfh"), "lfh_reader", PASSWORD,
+                   lock_down_database=True)
+        with duckdb.connect(str(publication.serving_db), read_only=True) as copy, \
+                psycopg.connect(host="127.0.0.1", port=cluster.port, dbname="lfh", user="lfh_reader",
+                                password=PASSWORD) as served:
+            for entry in publication.manifest["marts"]:
+                mart = entry["mart"]
+                expected = comparable(copy.execute(f"select * from marts.{mart}").fetchall())
+                parquet = publication.destination / entry["parquet"]
+                assert comparable(copy.execute("select * from read_parquet(?)", [str(parquet)]).fetchall()) == expected
+                assert comparable(served.execute(f"select * from marts.{mart}").fetchall()) == expected, mart
+                comments = dict(served.execute(
+                    "select attname, col_description(attrelid, attnum) from pg_attribute "
+                    "where attrelid = %s::regclass and attnum > 0", [f"marts.{mart}"]).fetchall())
+                for column in entry["columns"]:
+                    assert comments[column["name"]] == column["description"], (mart, column["name"])
+    finally:
+        stop(cluster.data_dir)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_dbt_docs_generate_works_offline_and_shows_the_exposures(built: tuple[Path, Path]) -> None:
+    warehouse, target = built
+    docs_target = warehouse.parent / "docs_target"
+    shutil.copytree(target, docs_target)  # reuse the parse of the build (partial parsing)
+    run_dbt(["docs", "generate", "--static", "--target-path", str(docs_target),
+             "--log-path", str(warehouse.parent / "logs")], db_path=warehouse, capture=True)
+    page = (docs_target / "static_index.html").read_text(encoding="utf-8")
+    assert "exposure.laissez_faire.published_marts" in page
+    assert "exposure.laissez_faire.lfh_report" in page
+    catalog = json.loads((docs_target / "catalog.json").read_text(encoding="utf-8"))
+    characters = catalog["nodes"]["model.laissez_faire.fct_characters"]
+    assert characters["metadata"]["comment"]  # the table description, read back from DuckDB
