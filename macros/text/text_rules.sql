@@ -47,8 +47,8 @@
 {% macro strip_prompt_prefix(text_expr, query_expr) -%}
     case
         when {{ query_expr }} is not null and {{ query_expr }} <> ''
-            and starts_with(ltrim({{ text_expr }}), {{ query_expr }})
-            then ltrim(substr(ltrim({{ text_expr }}), length({{ query_expr }}) + 1))
+            and starts_with({{ laissez_faire.trim_whitespace(text_expr, 'left') }}, {{ query_expr }})
+            then {{ laissez_faire.trim_whitespace('substr(' ~ laissez_faire.trim_whitespace(text_expr, 'left') ~ ', length(' ~ query_expr ~ ') + 1)', 'left') }}
         else {{ text_expr }}
     end
 {%- endmacro %}
@@ -78,4 +78,10 @@
 {#- The role names asked for in a type-definition block, in order: `"actor name": ...` gives 'actor'. -#}
 {% macro request_role_keys(block_expr) -%}
     {{ laissez_faire.regex_extract_all(block_expr, "'\"([^\"\\n]*) name\"\\s*:'", 1) }}
+{%- endmacro %}
+
+{#- Trim spaces, tabs, carriage returns and newlines (plain trim only removes spaces). side: both | left. -#}
+{% macro trim_whitespace(text_expr, side='both') -%}
+    {%- set characters = "' ' || chr(9) || chr(10) || chr(13)" -%}
+    {%- if side == 'left' -%}ltrim({{ text_expr }}, {{ characters }}){%- else -%}trim({{ text_expr }}, {{ characters }}){%- endif -%}
 {%- endmacro %}

@@ -60,7 +60,7 @@ with_keys as (
             as subject_role_text,
         coalesce({{ list_element('requested_keys.request_role_keys', 2) }}, stories.catalog_object_key)
             as object_role_text_asked,
-        trim(requested_keys.response_text) as response_trimmed
+        {{ trim_whitespace('requested_keys.response_text') }} as response_trimmed
     from requested_keys
     left join stories
         on requested_keys.story_id = stories.story_id

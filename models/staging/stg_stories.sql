@@ -72,7 +72,7 @@ placed as (
         normalized.story_text_clean as story_text,
         normalized.story_text as story_text_given,
         coalesce(normalized.story_text_clean <> normalized.story_text, false) as prompt_prefix_stripped,
-        coalesce(trim(normalized.story_text_clean), '') = '' as is_empty_text,
+        coalesce({{ trim_whitespace('normalized.story_text_clean') }}, '') = '' as is_empty_text,
         normalized.generated_at,
         normalized.occurrence,
         normalized.source_kind,
