@@ -59,21 +59,22 @@ _PROVENANCE = ["source_file", "source_row", "file_sha256", "loaded_at", "load_id
 
 def _insert_new(connection: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame,
                 provenance: Provenance) -> int:
-    """Insert the rows of frame whose key is not in raw.<table> yet (first by source_row within the file)."""
+    """Insert the rows of frame whose key is not in raw.<table> yet (the first by source_row within the file)."""
     columns, key = _TARGETS[table]
+    within_file_key = [name for name in key if name not in ("source_file",)]
+    if frame.select(within_file_key).is_duplicated().any():
+        frame = frame.sort("source_row").unique(subset=within_file_key, keep="first", maintain_order=True)
     view = f"incoming_{table}"
     connection.register(view, frame)
     try:
         selected = ", ".join(f"i.{name}" for name in columns if name not in _PROVENANCE)
         match = " and ".join(f"t.{name} is not distinct from i.{name}" for name in key)
-        partition = ", ".join(f"i.{name}" for name in key)
         statement = f"""
             insert into raw.{table} ({", ".join(name for name in columns if name not in _PROVENANCE)},
                                      {", ".join(_PROVENANCE)})
             select {selected}, i.source_file, i.source_row, $sha, $loaded_at, $load_id
             from (select *, $source_file as source_file from {view}) as i
             where not exists (select 1 from raw.{table} as t where {match})
-            qualify row_number() over (partition by {partition} order by i.source_row) = 1
         """
         parameters = {"sha": provenance.file_sha256, "loaded_at": provenance.loaded_at,
                       "load_id": provenance.load_id, "source_file": provenance.source_file}
