@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 import duckdb
+import pyarrow.parquet as pq
 from rich.console import Console
 
 from lfh import identity
@@ -70,13 +71,17 @@ def landing_stories(landing: Path) -> Iterator[dict[str, Any]]:
                 occurrences[content] = occurrences.get(content, 0) + 1
                 story_id = identity.story_id(canonical, query, text, occurrences[content])
             yield {"story_id": story_id, "query": query, "subject": record.get("subject"),
-                   "object": record.get("object"), "text": text, "source": f"{path}:{number}"}
+                   "object": record.get("object"), "text": text, "source": f"{path}:{number}",
+                   "from_landing": True}
 
 
-def warehouse_stories(db_path: Path) -> Iterator[dict[str, Any]]:
-    """Stories in raw.stories, streamed in chunks (read-only, so a build elsewhere is not blocked for long)."""
+def warehouse_stories(db_path: Path, spool_dir: Path) -> Iterator[dict[str, Any]]:
+    """Stories in raw.stories. They are copied to a Parquet spool first and the warehouse closed at once, so a
+    labeling run of hours never holds the file against `lfh ingest` or `lfh build`; then streamed in batches."""
     if not db_path.exists():
         return
+    spool_dir.mkdir(parents=True, exist_ok=True)
+    spool = spool_dir / "stories-to-label.parquet"
     try:
         connection = duckdb.connect(str(db_path), read_only=True)
     except duckdb.Error as exc:
@@ -87,15 +92,24 @@ def warehouse_stories(db_path: Path) -> Iterator[dict[str, Any]]:
         ).fetchone()
         if not exists or not exists[0]:
             return
-        cursor = connection.execute(
-            "select story_id, query, subject, object, story_text from raw.stories order by story_id"
+        connection.execute(
+            "copy (select story_id, query, subject, object, story_text from raw.stories) "
+            f"to '{_sql_path(spool)}' (format parquet)"
         )
-        while rows := cursor.fetchmany(5000):
-            for story_id, query, subject, object_, text in rows:
-                yield {"story_id": story_id, "query": query, "subject": subject, "object": object_, "text": text,
-                       "source": f"{db_path} raw.stories"}
     finally:
         connection.close()
+    try:
+        for batch in pq.ParquetFile(spool).iter_batches(batch_size=5000):
+            for story_id, query, subject, object_, text in zip(*(column.to_pylist() for column in batch.columns),
+                                                               strict=True):
+                yield {"story_id": story_id, "query": query, "subject": subject, "object": object_, "text": text,
+                       "source": f"{db_path} raw.stories", "from_landing": False}
+    finally:
+        spool.unlink(missing_ok=True)
+
+
+def _sql_path(path: Path) -> str:
+    return str(path).replace("'", "''")
 
 
 def warehouse_samples(db_path: Path, labeler: str, prompt_version: str) -> set[bytes]:
@@ -125,16 +139,19 @@ def warehouse_samples(db_path: Path, labeler: str, prompt_version: str) -> set[b
 
 def label_jobs(stories: Iterator[dict[str, Any]], samples: int, done: set[bytes], config: ModelConfig,
                skipped: list[dict[str, Any]], limit: int | None) -> Iterator[Job]:
-    """One job per story (or per `samples_per_call` of its missing samples); stories seen twice count once."""
-    seen: set[bytes] = set()
+    """One job per story (or per `samples_per_call` of its missing samples); a story both in a landing file and
+    in the warehouse counts once. Only landing ids are remembered (raw.stories is unique on story_id), so memory
+    does not grow with the warehouse."""
+    landed: set[bytes] = set()
     emitted = 0
     for story in stories:
         if limit is not None and emitted >= limit:
             return
         seen_key = sample_key(story["story_id"], -1)
-        if seen_key in seen:
+        if seen_key in landed:
             continue
-        seen.add(seen_key)
+        if story["from_landing"]:
+            landed.add(seen_key)
         missing = [index for index in range(samples) if sample_key(story["story_id"], index) not in done]
         if not missing:
             continue
@@ -151,10 +168,10 @@ def label_jobs(stories: Iterator[dict[str, Any]], samples: int, done: set[bytes]
                       n=len(chunk), meta={"story_id": story["story_id"], "samples": chunk})
 
 
-def all_stories(landing: Path, db_path: Path, include_landing: bool) -> Iterator[dict[str, Any]]:
+def all_stories(landing: Path, db_path: Path, include_landing: bool, spool_dir: Path) -> Iterator[dict[str, Any]]:
     if include_landing:
         yield from landing_stories(landing)
-    yield from warehouse_stories(db_path)
+    yield from warehouse_stories(db_path, spool_dir)
 
 
 def label_records(config: ModelConfig, prompt_version: str, samples: int) -> Any:
@@ -220,7 +237,8 @@ def label(models_file: Path, labeler: str, samples: int, prompt_version: str | N
     output = labels_file(landing, config.name, version)
     failure_path = failures_file(landing, f"label-{safe_file_stem(version)}", config)
     skipped: list[dict[str, Any]] = []
-    jobs = label_jobs(all_stories(landing, db_path, include_landing), samples, done, config, skipped, limit)
+    stories = all_stories(landing, db_path, include_landing, failure_path.parent / f"spool-{output.stem}")
+    jobs = label_jobs(stories, samples, done, config, skipped, limit)
     console.print(f"{config.name}: labeling under prompt version {version}, {samples} sample(s) per story; "
                   f"{len(done):,} samples already stored")
     with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
