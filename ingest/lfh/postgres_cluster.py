@@ -168,6 +168,8 @@ def running_port(data_dir: Path) -> tuple[int, str, str] | None:
         return None
     try:
         os.kill(int(lines[0]), 0)
+    except PermissionError:
+        pass  # alive, owned by another user (the postgres system user)
     except (ValueError, ProcessLookupError, IndexError):
         return None
     return int(lines[3]), lines[4], lines[5] if len(lines) > 5 else ""
