@@ -17,7 +17,7 @@ from test_publish_helpers import AWKWARD_TEXT, comparable, make_build_warehouse,
 
 from lfh.cli import main
 from lfh.publish import publish_marts
-from lfh.publish_copy import PublishError
+from lfh.publish_copy import PublishError, present_marts
 
 MARTS = ["dim_stories", "fct_name_coverage", "fct_representation_ratios"]
 
@@ -55,6 +55,14 @@ def test_copy_and_parquet_hold_every_mart_with_the_build_rows(published: tuple[P
                                   "where table_name = 'fct_representation_ratios'").fetchall())
         assert types["q_value"] == "DECIMAL(18,6)"
         assert types["labels"] == "VARCHAR[]"
+
+
+def test_the_same_marts_are_found_in_the_build_warehouse_and_the_copy(published: tuple[Path, Path, Path]) -> None:
+    warehouse, destination, _ = published
+    with duckdb.connect(str(warehouse), read_only=True) as build:
+        assert present_marts(build) == MARTS
+    with duckdb.connect(str(destination / "marts.duckdb"), read_only=True) as copy:
+        assert present_marts(copy) == MARTS
 
 
 def test_comments_and_not_null_reach_the_copy(published: tuple[Path, Path, Path]) -> None:

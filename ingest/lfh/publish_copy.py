@@ -142,6 +142,19 @@ def _copy_comments_and_not_null(connection: duckdb.DuckDBPyConnection, catalog: 
             )
 
 
+def present_marts(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    """Names of the marts readable as `marts.<name>` on this connection, whether it opened a build warehouse
+    (schema marts) or a published copy (catalog marts, schema main)."""
+    catalog = connection.execute("select current_database()").fetchone()[0]
+    schema = SERVING_SCHEMA if catalog == MARTS_SCHEMA else MARTS_SCHEMA
+    rows = connection.execute(
+        "select table_name from information_schema.tables where table_catalog = ? and table_schema = ? "
+        "order by table_name",
+        [catalog, schema],
+    ).fetchall()
+    return [name for (name,) in rows]
+
+
 def describe_marts(serving_db: Path) -> list[Mart]:
     """Rows, columns, types and descriptions of every mart in a published copy."""
     with duckdb.connect(str(serving_db), read_only=True) as connection:
