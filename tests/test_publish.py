@@ -102,6 +102,7 @@ def test_manifest_describes_marts_and_their_provenance(published: tuple[Path, Pa
     assert by_name["fct_name_coverage"]["dbt"]["checksum"] == "sum-fct_name_coverage"
     assert manifest["dbt"]["last_run"]["invocation_id"] == "invocation-1"
     assert manifest["dbt"]["last_run"]["command"] == "build"
+    assert manifest["dbt"]["unrecorded_marts"] == [] and manifest["dbt"]["note"] is None
     assert manifest["dbt"]["target_dir"] == str(target)
     assert manifest["dbt"]["vars"]["vote_threshold"] == 0.5  # from dbt_project.yml
     assert manifest["source_database"] == str(warehouse.resolve())
@@ -123,6 +124,8 @@ def test_a_mart_not_built_by_the_last_dbt_command_has_no_invented_run(warehouse:
     assert entry["dbt"] == {"unique_id": None, "checksum": None, "status": None, "built_at": None,
                             "invocation_id": None}
     assert publication.manifest["dbt"]["last_run"]["command"] == "generate"
+    assert publication.manifest["dbt"]["unrecorded_marts"] == MARTS
+    assert "`dbt generate` (docs-run), which did not build dim_stories" in publication.manifest["dbt"]["note"]
     no_target = publish_marts(warehouse, tmp_path / "published", tmp_path / "missing-target")
     assert no_target.manifest["dbt"]["last_run"] is None
     assert no_target.manifest["dbt"]["vars"]["baseline_set"] == "census_2022"

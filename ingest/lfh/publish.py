@@ -130,6 +130,8 @@ def publish(destination: Path | None, target_dir: Path | None, keep: int, postgr
     for mart in publication.manifest["marts"]:
         click.echo(f"  {mart['relation']}: {mart['rows']} rows")
     click.echo(f"published {len(publication.manifest['marts'])} marts to {publication.destination}")
+    if publication.manifest["dbt"]["note"]:
+        click.echo(f"note: {publication.manifest['dbt']['note']}", err=True)
     if postgres_dsn is not None and reader_password is not None:
         from lfh.postgres_load import PostgresLoadError, load_marts, redacted_dsn
 

@@ -168,8 +168,16 @@ def dbt_provenance(target_dir: Path, project_dir: Path, mart_names: list[str], m
             "built_at": _execute_completed_at(result) if result else None,
             "invocation_id": run["invocation_id"] if (result and run) else None,
         }
+    unrecorded = sorted(name for name, entry in marts.items() if entry["status"] is None)
+    note = None
+    if unrecorded:
+        source = f"`dbt {run['command']}` ({run['invocation_id']})" if run else "no run_results.json"
+        note = (f"{target_dir}/run_results.json holds {source}, which did not build {', '.join(unrecorded)}; "
+                "run `lfh build` then `lfh publish` to record the run that built every mart")
     return {
         "target_dir": str(target_dir),
+        "unrecorded_marts": unrecorded,
+        "note": note,
         "manifest": None if manifest is None else {
             key: manifest.get("metadata", {}).get(key)
             for key in ("invocation_id", "generated_at", "dbt_version", "project_name", "adapter_type")
