@@ -3,6 +3,8 @@ responses (with faults), all vectorised over numpy arrays so 500,000 stories tak
 
 from __future__ import annotations
 
+from string import Formatter
+
 import numpy as np
 import polars as pl
 
@@ -11,15 +13,15 @@ from lfh.llm_prompts import PROMPT_VERSION, LabelKeys
 from lfh.simulate_config import RACE_POOLS, SimConfig
 from lfh.simulate_design import Design
 from lfh.simulate_text import (
+    OBJECT_PRONOUN,
     ONE_CHARACTER,
+    POSSESSIVE,
+    SUBJECT_PRONOUN,
     TEMPLATE_COUNT,
     TWO_CHARACTERS,
-    capitalised,
-    first_sentence,
     prompt_predicate,
     references_json,
     role_nouns,
-    slots,
 )
 
 FAULT_KINDS = ("none", "malformed", "wrapped", "unspecified_name")
@@ -101,7 +103,8 @@ def draw_corpus(config: SimConfig, design: Design, pools: pl.DataFrame,
     characters = pl.DataFrame({
         "story_index": story_of, "role": np.where(is_subject, "subject", "object"), "design_index": char_design,
         "gender_code": gender, "named": named, "pool": np.array(RACE_POOLS)[pool],
-        "first_name": np.where(named, first_name, None), "full_name": np.where(named, full_name, None),
+        "first_name": pl.Series(np.where(named, first_name, None).tolist(), dtype=pl.String),
+        "full_name": pl.Series(np.where(named, full_name, None).tolist(), dtype=pl.String),
         "hallucinated_reference": hallucinated,
     })
 
@@ -120,72 +123,106 @@ def draw_corpus(config: SimConfig, design: Design, pools: pl.DataFrame,
     return stories, characters
 
 
+def _template_expression(template: str) -> pl.Expr:
+    """A str.format template as one vectorised concatenation of literal pieces and slot columns."""
+    pieces: list[pl.Expr] = []
+    for literal, field, _spec, _conversion in Formatter().parse(template):
+        if literal:
+            pieces.append(pl.lit(literal))
+        if field is not None:
+            pieces.append(pl.col(field))
+    return pl.concat_str(pieces)
+
+
+def _capitalised(column: str) -> pl.Expr:
+    return pl.concat_str(pl.col(column).str.slice(0, 1).str.to_uppercase(), pl.col(column).str.slice(1))
+
+
+def _slot_columns(prefix: str, gender: str, label: str) -> list[pl.Expr]:
+    """Pronoun slots of one character (see simulate_text.slots), as columns."""
+    unspecified = pl.col(gender) == 3
+    code = pl.col(gender).clip(0, 2)
+    lookups = (("sub", SUBJECT_PRONOUN), ("obj", OBJECT_PRONOUN), ("pos", POSSESSIVE))
+    columns = []
+    for slot, words in lookups:
+        pronoun = code.replace_strict(dict(enumerate(words)), return_dtype=pl.String)
+        fallback = pl.concat_str(pl.col(label), pl.lit("'s")) if slot == "pos" else pl.col(label)
+        columns.append(pl.when(unspecified).then(fallback).otherwise(pronoun).alias(f"{prefix}_{slot}"))
+    return columns
+
+
 def _write_texts(config: SimConfig, design: Design, model_index: np.ndarray, prompt_index: np.ndarray,
                  template: np.ndarray, characters: pl.DataFrame, n_stories: int) -> pl.DataFrame:
-    """Story text, the clean JSON answer and the answer with the subject's name 'Unspecified'."""
-    subjects = characters.filter(pl.col("role") == "subject").sort("story_index")
-    objects = characters.filter(pl.col("role") == "object")
-    object_row = np.full(n_stories, -1)
-    object_row[objects["story_index"].to_numpy()] = np.arange(len(objects))
-
-    prompt_nouns = [role_nouns(prompt) for prompt in design.prompts]
-    predicates = [prompt_predicate(prompt) for prompt in design.prompts]
-    keys = [(prompt.subject_key, prompt.object_key if prompt.label_form == "two" else None)
-            for prompt in design.prompts]
-    reference_json = {(gender, flag): references_json(gender, flag) for gender in range(4) for flag in (False, True)}
-
-    s_first, s_full = subjects["first_name"].to_list(), subjects["full_name"].to_list()
-    s_gender, s_hall = subjects["gender_code"].to_list(), subjects["hallucinated_reference"].to_list()
-    o_first, o_full = objects["first_name"].to_list(), objects["full_name"].to_list()
-    o_gender = objects["gender_code"].to_list()
-
-    texts, clean, unspecified_name = [], [], []
-    for story in range(n_stories):
-        prompt_number = int(prompt_index[story])
-        prompt = design.prompts[prompt_number]
-        subject_noun, object_noun = prompt_nouns[prompt_number]
-        subject_label = s_first[story] or subject_noun
-        subject_mention = s_full[story] or subject_noun
-        values = slots("s", s_gender[story], subject_label)
-        subject_key, object_key = keys[prompt_number]
-        subject_name = s_full[story] or "Unspecified"
-        if object_key is None:
-            values["S1"] = capitalised(subject_mention)
-            values["predicate"] = predicates[prompt_number]
-            texts.append(ONE_CHARACTER[template[story]].format(**values))
-            refs = reference_json[(s_gender[story], s_hall[story])]
-            answer = '{{"{k} name": "{n}", "{k} references": {r}}}'
-            clean.append(answer.format(k=subject_key, n=subject_name, r=refs))
-            unspecified_name.append(answer.format(k=subject_key, n="Unspecified", r=refs))
-            continue
-        row = object_row[story]
-        object_label = o_first[row] or object_noun
-        if o_full[row]:
-            object_mention = o_full[row]
-        elif prompt.domain == "love" and prompt.prompt_condition == "power_neutral":
-            object_mention = object_noun
-        else:
-            object_mention = f"a {prompt.object}"
-        values |= slots("o", o_gender[row], object_label)
-        opening = first_sentence(prompt, subject_mention, object_mention)
-        texts.append(f"{opening} {TWO_CHARACTERS[template[story]].format(**values)}")
-        s_refs = reference_json[(s_gender[story], s_hall[story])]
-        o_refs = reference_json[(o_gender[row], False)]
-        answer = ('{{"{sk} name": "{sn}", "{ok} name": "{on}", "{sk} references": {sr}, '
-                  '"{ok} references": {orf}}}')
-        object_name = o_full[row] or "Unspecified"
-        clean.append(answer.format(sk=subject_key, sn=subject_name, ok=object_key, on=object_name,
-                                   sr=s_refs, orf=o_refs))
-        unspecified_name.append(answer.format(sk=subject_key, sn="Unspecified", ok=object_key, on=object_name,
-                                              sr=s_refs, orf=o_refs))
-
+    """Story text, the clean JSON answer and the answer with the subject's name 'Unspecified' (vectorised)."""
+    prompts = pl.DataFrame({
+        "prompt_index": np.arange(len(design.prompts)),
+        "two_characters": [prompt.label_form == "two" for prompt in design.prompts],
+        "love_neutral": [prompt.domain == "love" and prompt.prompt_condition == "power_neutral"
+                         for prompt in design.prompts],
+        "predicate": [prompt_predicate(prompt) for prompt in design.prompts],
+        "subject_noun": [role_nouns(prompt)[0] for prompt in design.prompts],
+        "object_noun": [role_nouns(prompt)[1] for prompt in design.prompts],
+        "object_text": [prompt.object for prompt in design.prompts],
+        "subject_key": [prompt.subject_key for prompt in design.prompts],
+        "object_key": [prompt.object_key if prompt.label_form == "two" else None for prompt in design.prompts],
+    }, schema_overrides={"object_noun": pl.String, "object_text": pl.String, "object_key": pl.String})
+    reference_json = {gender * 2 + flag: references_json(gender, bool(flag)) for gender in range(4) for flag in (0, 1)}
+    subjects = characters.filter(pl.col("role") == "subject").select(
+        "story_index", pl.col("first_name").alias("s_first"), pl.col("full_name").alias("s_full"),
+        pl.col("gender_code").alias("s_gender"), pl.col("hallucinated_reference").alias("s_hall"))
+    objects = characters.filter(pl.col("role") == "object").select(
+        "story_index", pl.col("first_name").alias("o_first"), pl.col("full_name").alias("o_full"),
+        pl.col("gender_code").alias("o_gender"))
     spellings = [model.spellings for model in config.models]
     replicate = np.arange(n_stories)
     model_spelling = [spellings[m][r % len(spellings[m])] for m, r in zip(model_index, replicate, strict=True)]
-    return pl.DataFrame({
-        "story_index": np.arange(n_stories), "model_index": model_index, "prompt_index": prompt_index,
-        "model": model_spelling, "text": texts, "answer": clean, "answer_unspecified_name": unspecified_name,
-    })
+
+    frame = pl.DataFrame({"story_index": np.arange(n_stories), "model_index": model_index,
+                          "prompt_index": prompt_index, "template": template, "model": model_spelling}) \
+        .join(prompts, on="prompt_index", how="left") \
+        .join(subjects, on="story_index", how="left").join(objects, on="story_index", how="left")
+    frame = frame.with_columns(
+        pl.coalesce("s_first", "subject_noun").alias("s_label"),
+        pl.coalesce("s_full", "subject_noun").alias("s_mention"),
+        pl.coalesce("o_first", "object_noun").alias("o_label"),
+        pl.coalesce("o_full", pl.when(pl.col("love_neutral")).then(pl.col("object_noun"))
+                    .otherwise(pl.concat_str(pl.lit("a "), pl.col("object_text")))).alias("o_mention"),
+        pl.col("o_gender").fill_null(3),
+    ).with_columns(
+        *_slot_columns("s", "s_gender", "s_label"), *_slot_columns("o", "o_gender", "o_label"),
+    ).with_columns(
+        _capitalised("s_sub").alias("Ss"), _capitalised("s_pos").alias("Sp"), _capitalised("o_sub").alias("Os"),
+        _capitalised("s_mention").alias("S1"),
+    )
+    one = pl.when(pl.col("template") == 0).then(_template_expression(ONE_CHARACTER[0]))
+    two = pl.when(pl.col("template") == 0).then(_template_expression(TWO_CHARACTERS[0]))
+    for index in range(1, TEMPLATE_COUNT):
+        one = one.when(pl.col("template") == index).then(_template_expression(ONE_CHARACTER[index]))
+        two = two.when(pl.col("template") == index).then(_template_expression(TWO_CHARACTERS[index]))
+    opening = pl.when(pl.col("love_neutral")).then(
+        pl.concat_str("S1", pl.lit(" and "), "o_mention", pl.lit(" "), "predicate", pl.lit(".")))\
+        .otherwise(pl.concat_str("S1", pl.lit(" "), "predicate", pl.lit(" "), "o_mention", pl.lit(".")))
+    s_refs = (pl.col("s_gender") * 2 + pl.col("s_hall").cast(pl.Int64)).replace_strict(reference_json,
+                                                                                      return_dtype=pl.String)
+    o_refs = (pl.col("o_gender") * 2).replace_strict(reference_json, return_dtype=pl.String)
+
+    def answer(subject_name: pl.Expr) -> pl.Expr:
+        one_answer = pl.concat_str(pl.lit('{"'), "subject_key", pl.lit(' name": "'), subject_name, pl.lit('", "'),
+                                   "subject_key", pl.lit(' references": '), s_refs, pl.lit("}"))
+        two_answer = pl.concat_str(
+            pl.lit('{"'), "subject_key", pl.lit(' name": "'), subject_name, pl.lit('", "'), "object_key",
+            pl.lit(' name": "'), pl.coalesce("o_full", pl.lit("Unspecified")), pl.lit('", "'), "subject_key",
+            pl.lit(' references": '), s_refs, pl.lit(', "'), "object_key", pl.lit(' references": '), o_refs,
+            pl.lit("}"))
+        return pl.when(pl.col("two_characters")).then(two_answer).otherwise(one_answer)
+
+    return frame.sort("story_index").select(
+        "story_index", "model_index", "prompt_index", "model",
+        pl.when(pl.col("two_characters")).then(pl.concat_str(opening, pl.lit(" "), two)).otherwise(one)
+        .alias("text"),
+        answer(pl.coalesce("s_full", pl.lit("Unspecified"))).alias("answer"),
+        answer(pl.lit("Unspecified")).alias("answer_unspecified_name"),
+    )
 
 
 def story_frame(stories: pl.DataFrame, design: Design) -> pl.DataFrame:
@@ -198,7 +235,8 @@ def story_frame(stories: pl.DataFrame, design: Design) -> pl.DataFrame:
         "object": [prompt.object for prompt in design.prompts],
     }, schema_overrides={"object": pl.String})
     frame = stories.join(prompts, on="prompt_index", how="left").sort("story_index").with_columns(
-        pl.col("model").map_elements(canonical_model, return_dtype=pl.String).alias("model_canonical"),
+        pl.col("model").replace_strict({spelling: canonical_model(spelling) for spelling in
+                                        stories["model"].unique().to_list()}).alias("model_canonical"),
         (pl.lit(START_TIME).str.to_datetime() + pl.duration(seconds=pl.col("story_index")))
         .dt.strftime("%Y-%m-%dT%H:%M:%SZ").alias("time"),
     ).with_columns((pl.int_range(pl.len()).over(["model_canonical", "query", "text"]) + 1).alias("occurrence"))

@@ -9,7 +9,8 @@ import re
 
 from lfh.llm_prompts import CatalogPrompt
 
-# index = gender code: 0 female, 1 male, 2 nonbinary (3 unspecified uses the character's own label instead)
+# index = gender code: 0 female, 1 male, 2 nonbinary; for 3 (unspecified) the character's name or description
+# stands in for the pronoun (simulate_corpus builds the slots)
 SUBJECT_PRONOUN = ("she", "he", "they")
 OBJECT_PRONOUN = ("her", "him", "them")
 POSSESSIVE = ("her", "his", "their")
@@ -36,8 +37,6 @@ TEMPLATE_COUNT = 3
 _OBJECT_NOUN_END = re.compile(r" (who|in|to|based) .*$")
 
 
-def capitalised(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def role_nouns(prompt: CatalogPrompt) -> tuple[str, str | None]:
@@ -52,13 +51,6 @@ def role_nouns(prompt: CatalogPrompt) -> tuple[str, str | None]:
     return f"the {prompt.subject}", (f"the {object_noun}" if object_noun else None)
 
 
-def first_sentence(prompt: CatalogPrompt, subject_first: str, object_first: str | None) -> str:
-    """The story's opening, restating the prompt with the characters' names (or descriptions)."""
-    if prompt.label_form == "one":
-        return ""  # the one-character templates open with {S1} {predicate}
-    if prompt.domain == "love" and prompt.prompt_condition == "power_neutral":
-        return f"{capitalised(subject_first)} and {object_first} {prompt_predicate(prompt)}."
-    return f"{capitalised(subject_first)} {prompt_predicate(prompt)} {object_first}."
 
 
 def prompt_predicate(prompt: CatalogPrompt) -> str:
@@ -70,15 +62,6 @@ def prompt_predicate(prompt: CatalogPrompt) -> str:
     return after_who
 
 
-def slots(prefix: str, gender: int, label: str) -> dict[str, str]:
-    """Pronoun slots of one character; an unspecified character is referred to by its name or description."""
-    if gender == 3:
-        sub, obj, pos = label, label, f"{label}'s"
-    else:
-        sub, obj, pos = SUBJECT_PRONOUN[gender], OBJECT_PRONOUN[gender], POSSESSIVE[gender]
-    upper = prefix.upper()
-    return {f"{prefix}_sub": sub, f"{prefix}_obj": obj, f"{prefix}_pos": pos,
-            f"{upper}s": capitalised(sub), f"{upper}p": capitalised(pos)}
 
 
 def references(gender: int, hallucinated: bool) -> list[str]:
