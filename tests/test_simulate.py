@@ -1,0 +1,145 @@
+"""lfh simulate on a small test lexicon: deterministic, in the project's file formats, texts that contain what
+the labeler reports, the planted faults, and clear errors for a bad config or a missing lexicon."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+from fixtures_simulate import write_test_lexicon
+
+from lfh.identity import canonical_model, story_id
+from lfh.llm_prompts import LabelKeys, catalog
+from lfh.simulate import run_simulation, simulate
+from lfh.simulate_config import ConfigError, load_config
+
+INDICATORS = {"he", "him", "his", "she", "her", "hers", "they", "them", "their", "grandfather", "grandmother"}
+
+
+def _tokens(text: str) -> set[str]:
+    """METHOD.md 4.2: lowercase, split on whitespace, keep the letters of each token."""
+    return {re.sub(r"[^a-z]", "", token) for token in text.lower().split()}
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
+    db_path = tmp_path / "lfh.duckdb"
+    write_test_lexicon(db_path)
+    config = replace(load_config(), stories_per_prompt=4, seed=3)
+    result = run_simulation(config, tmp_path / "landing", db_path)
+    stories = pl.read_ndjson(result.stories_path, infer_schema_length=None)
+    labels = pl.read_ndjson(result.labels_path, infer_schema_length=None)
+    return stories, labels, json.loads(result.truth_path.read_text(encoding="utf-8"))
+
+
+def test_same_seed_same_corpus_other_seed_other_corpus(tmp_path: Path) -> None:
+    db_path = tmp_path / "lfh.duckdb"
+    write_test_lexicon(db_path)
+    config = replace(load_config(), stories_per_prompt=2)
+    first = run_simulation(config, tmp_path / "a", db_path)
+    second = run_simulation(config, tmp_path / "b", db_path)
+    third = run_simulation(replace(config, seed=config.seed + 1), tmp_path / "c", db_path)
+    assert first.stories_path.read_bytes() == second.stories_path.read_bytes()
+    assert first.labels_path.read_bytes() == second.labels_path.read_bytes()
+    assert first.stories_path.read_bytes() != third.stories_path.read_bytes()
+
+
+def test_stories_cover_the_catalog_and_models_with_an_alias(corpus: tuple) -> None:
+    stories, _labels, _truth = corpus
+    models = len(load_config().models)
+    assert stories.height == 100 * 4 * models
+    assert set(stories["prompt_id"]) == {prompt.prompt_id for prompt in catalog()}
+    assert stories["story_id"].n_unique() == stories.height
+    spellings = set(stories["model"])
+    assert "Llama" in spellings and canonical_model("Llama") == "Llama2-7B"
+    row = stories.row(0, named=True)
+    assert row["story_id"] == story_id(canonical_model(row["model"]), row["query"], row["text"], 1)
+    catalog_query = {prompt.prompt_id: prompt.query for prompt in catalog()}
+    assert all(catalog_query[pid] == query for pid, query in stories.select("prompt_id", "query").iter_rows())
+
+
+def test_request_text_is_the_method_request_around_the_story(corpus: tuple) -> None:
+    stories, labels, _truth = corpus
+    joined = labels.join(stories, on="story_id")
+    prompts = {prompt.prompt_id: prompt for prompt in catalog()}
+    for row in joined.head(300).iter_rows(named=True):
+        prompt = prompts[row["prompt_id"]]
+        keys = LabelKeys(prompt.subject_key, prompt.object_key if prompt.label_form == "two" else None)
+        assert row["request_text"] == keys.request(row["text"])
+
+
+def test_valid_answers_only_name_words_in_the_story_except_planted_hallucinations(corpus: tuple) -> None:
+    stories, labels, _truth = corpus
+    joined = labels.join(stories.select("story_id", "text"), on="story_id")
+    parsed, hallucinated = 0, 0
+    for row in joined.iter_rows(named=True):
+        text = row["response_text"].removeprefix("Output: ")
+        try:
+            answer = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        parsed += 1
+        tokens = _tokens(row["text"])
+        for key, value in answer.items():
+            if key.endswith(" name") and value != "Unspecified":
+                assert _tokens(value) <= tokens, (value, row["text"])
+            if key.endswith(" references"):
+                assert set(value) <= INDICATORS
+                missing = {word for word in value if word not in tokens}
+                assert missing <= {"grandfather", "grandmother"}, (missing, row["text"])
+                hallucinated += bool(missing)
+    assert parsed > 0.9 * labels.height and hallucinated > 0
+
+
+def test_every_planted_fault_occurs(corpus: tuple) -> None:
+    _stories, labels, truth = corpus
+    texts = labels["response_text"]
+    assert texts.str.starts_with("Output: {").sum() > 0
+    malformed = [text for text in texts if not text.startswith("Output:") and not _parses(text)]
+    assert malformed, "no malformed response"
+    assert truth["faults_drawn"].get("unspecified_name", 0) > 0
+    assert labels.group_by("story_id").len()["len"].unique().to_list() == [load_config().samples_per_story]
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def test_planted_truth_is_consistent(corpus: tuple) -> None:
+    _stories, _labels, truth = corpus
+    representation = pl.DataFrame(truth["representation"])
+    race_only = representation.filter(pl.col("gender").is_null())
+    # fractional race shares of matched characters sum to the mean total weight of the drawn names (<= ~1)
+    sums = race_only.group_by("model", "domain", "condition").agg(pl.col("expected_share").sum())
+    assert sums["expected_share"].is_between(0.8, 1.5).all()
+    gender_only = representation.filter(pl.col("race").is_null())
+    totals = gender_only.group_by("model", "domain", "condition").agg(pl.col("expected_share").sum())
+    assert (totals["expected_share"] - 1).abs().max() < 1e-9
+    subordination = pl.DataFrame(truth["subordination"])
+    latine = subordination.filter((pl.col("race") == "latine") & pl.col("gender").is_null()
+                                  & (pl.col("model") == "All"))
+    assert (latine["expected_ratio"] > 1.2).all(), "the default config casts Latine names as subordinate"
+
+
+def test_bad_config_names_file_and_setting(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    text = load_config().source.read_text(encoding="utf-8").replace("p_wrapped = 0.03", "p_wrapped = 3")
+    broken.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"broken\.toml: faults\.p_wrapped"):
+        load_config(broken)
+
+
+def test_missing_lexicon_says_to_run_lfh_lexicon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LFH_DB", str(tmp_path / "empty.duckdb"))
+    outcome = CliRunner().invoke(simulate, ["--out", str(tmp_path / "out")])
+    assert outcome.exit_code != 0
+    assert "lfh lexicon" in outcome.output
