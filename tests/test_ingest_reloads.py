@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from fixtures_ingest import query_all, run_ingest, scalar, story_records, write_jsonl
 
 from lfh.landing.lander import PAUSE_ENV_VAR
@@ -66,6 +67,7 @@ def _ingest_process(paths: list[Path], database: Path, pause_file: Path | None) 
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_kill_during_a_load_leaves_nothing_and_a_rerun_completes(tmp_path: Path, warehouse: Path) -> None:
     path = write_jsonl(tmp_path / "big.jsonl", story_records(3000))
     pause_file = tmp_path / "paused"
@@ -87,3 +89,21 @@ def test_kill_during_a_load_leaves_nothing_and_a_rerun_completes(tmp_path: Path,
     assert rerun.returncode == 0, errors
     assert "3000 rows read, 3000 landed, 0 duplicates" in output
     assert query_all(warehouse, "select count(*), count(distinct story_id) from raw.stories") == [(3000, 3000)]
+
+
+def test_an_error_inside_the_transaction_rolls_the_whole_file_back(tmp_path: Path, warehouse: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import duckdb
+
+    from lfh.landing import lander
+
+    def failing_log(*_: object) -> None:
+        raise duckdb.ConstraintException("simulated failure after the inserts")
+
+    monkeypatch.setattr(lander, "_record_load", failing_log)
+    result = run_ingest(write_jsonl(tmp_path / "s.jsonl", story_records(5)))
+
+    assert result.exit_code != 0
+    assert "FAILED, nothing landed: ConstraintException: simulated failure" in result.output
+    assert scalar(warehouse, "select count(*) from raw.stories") == 0
+    assert query_all(warehouse, "select status from raw.load_log") == [("failed",)]

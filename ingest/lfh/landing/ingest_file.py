@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 from lfh.landing.batch import Batch
 from lfh.landing.discovery import file_format
@@ -77,7 +78,9 @@ def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path) -> FileResult
                                 loaded_at=provenance.loaded_at, load_id=provenance.load_id)
         batch = read_batch(path)
         counts = land_batch(connection, batch, provenance)
-    except UnreadableFileError as exc:
-        record_failure(connection, provenance, file_format(path), exc.problem)
-        return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(), error=exc.problem)
+    except (UnreadableFileError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
+        # The file's transaction was rolled back; log the failure and let the other files land.
+        problem = exc.problem if isinstance(exc, UnreadableFileError) else f"{type(exc).__name__}: {exc}"
+        record_failure(connection, provenance, file_format(path), problem)
+        return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(), error=problem)
     return FileResult(path=path, file_kind=batch.file_kind, rows_read=batch.rows_read, counts=counts)
