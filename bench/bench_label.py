@@ -131,7 +131,8 @@ def main() -> None:
             server.kill()
         short_peak = max(kib for _, kib in short_rss)
         long_peak = max(kib for _, kib in long_rss)
-        print(f"memory: short run {short_written:,} labels in {short_seconds:.1f} s, peak RSS {short_peak / 1024:.0f} MiB")
+        print(f"memory: short run {short_written:,} labels in {short_seconds:.1f} s, "
+              f"peak RSS {short_peak / 1024:.0f} MiB")
         print(f"memory: long run {long_written:,} labels in {long_seconds:.1f} s "
               f"({long_written / long_seconds:.0f} req/s), peak RSS {long_peak / 1024:.0f} MiB")
         quarter = [kib for _, kib in long_rss[len(long_rss) // 4: len(long_rss) // 2]] or [long_peak]

@@ -46,13 +46,13 @@ def test_generates_n_stories_per_prompt_with_the_catalog_text(tmp_path: Path, mo
     records = read(landing / "stories" / "generate-gen.jsonl")
     love = {prompt.prompt_id: prompt for prompt in catalog() if prompt.domain == "love"}
     assert len(records) == 40 * 3
-    assert Counter((r["prompt_id"], r["sample_index"]) for r in records) == Counter(
+    assert Counter((r["prompt_id"], r["story_index"]) for r in records) == Counter(
         {(pid, index): 1 for pid in love for index in range(3)})
     for record in records:
         prompt = love[record["prompt_id"]]
         assert record["query"] == prompt.query
         assert record["object"] == prompt.object and record["subject"] == prompt.subject
-        assert record["story_id"] == identity.story_id("gen", prompt.query, record["text"], record["sample_index"] + 1)
+        assert record["story_id"] == identity.story_id("gen", prompt.query, record["text"], record["story_index"] + 1)
         assert isinstance(record["prompt_tokens"], int) and isinstance(record["completion_tokens"], int)
     # the prompt goes out exactly as catalogued, as the only message; samples_per_call=2 asks n=2 then n=1
     sent = [entry["json"] for entry in server.requests]
@@ -76,7 +76,7 @@ def test_rerun_asks_only_for_missing_stories(tmp_path: Path, models: Path, serve
     assert run("generate", "--models", str(models), "--model", "gen", "-n", "3", "--prompt-id", "P001",
                "--prompt-id", "P050", "--out", str(landing)).exit_code == 0
     records = read(landing / "stories" / "generate-gen.jsonl")
-    assert sorted((r["prompt_id"], r["sample_index"]) for r in records) == [
+    assert sorted((r["prompt_id"], r["story_index"]) for r in records) == [
         (pid, index) for pid in ("P001", "P050") for index in range(3)]
     assert len(server.requests) == first + 2
 
@@ -87,7 +87,7 @@ def test_endpoint_ignoring_n_still_yields_every_sample(tmp_path: Path, models: P
     assert run("generate", "--models", str(models), "--model", "gen", "-n", "4", "--prompt-id", "P010",
                "--out", str(landing)).exit_code == 0
     records = read(landing / "stories" / "generate-gen.jsonl")
-    assert sorted(r["sample_index"] for r in records) == [0, 1, 2, 3]
+    assert sorted(r["story_index"] for r in records) == [0, 1, 2, 3]
 
 
 def test_unknown_prompt_id_is_a_clear_error(models: Path, tmp_path: Path):
@@ -108,7 +108,7 @@ def test_batch_api_generate_is_resumable_and_never_duplicates(tmp_path: Path, mo
     assert len(failures) == 3 and all("batch" in failure["error"] for failure in failures)
     assert run(*arguments).exit_code == 0
     stored = read(landing / "stories" / "generate-gen.jsonl")
-    assert Counter((r["prompt_id"], r["sample_index"]) for r in stored) == Counter(
+    assert Counter((r["prompt_id"], r["story_index"]) for r in stored) == Counter(
         {(p.prompt_id, i): 1 for p in catalog() if p.domain == "learning" for i in range(2)})
     state = json.loads((tmp_path / "llm_runs" / "batch-generate-gen" / "state.json").read_text())
     assert [entry["mapped"] for entry in state["batches"]] == [True, True]

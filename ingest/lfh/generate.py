@@ -53,9 +53,9 @@ def completed_samples(path: Path) -> dict[str, set[int]]:
         return done
     repair_tail(path)
     for number, record in read_records(path):
-        prompt_id, sample = record.get("prompt_id"), record.get("sample_index")
+        prompt_id, sample = record.get("prompt_id"), record.get("story_index")
         if not isinstance(prompt_id, str) or not isinstance(sample, int):
-            raise click.ClickException(f"{path}:{number}: record lacks prompt_id/sample_index; "
+            raise click.ClickException(f"{path}:{number}: record lacks prompt_id/story_index; "
                                        "this file was not written by lfh generate, move it aside")
         done.setdefault(prompt_id, set()).add(sample)
     return done
@@ -90,7 +90,7 @@ def story_records(config: ModelConfig) -> Any:
                 "story_id": identity.story_id(canonical, prompt.query, text or "", sample + 1),
                 "model": config.name, "model_id": config.model, "query": prompt.query,
                 "subject": prompt.subject, "object": prompt.object, "text": text, "time": stamp,
-                "prompt_id": prompt.prompt_id, "sample_index": sample,
+                "prompt_id": prompt.prompt_id, "story_index": sample,
                 "prompt_tokens": completion.prompt_tokens if first else 0,
                 "completion_tokens": completion.completion_tokens if first else 0,
             })
@@ -102,9 +102,9 @@ def story_records(config: ModelConfig) -> Any:
 def stored_check(done: dict[str, set[int]]) -> Callable[[dict[str, Any]], bool]:
     def already_stored(record: dict[str, Any]) -> bool:
         samples = done.setdefault(record["prompt_id"], set())
-        if record["sample_index"] in samples:
+        if record["story_index"] in samples:
             return True
-        samples.add(record["sample_index"])
+        samples.add(record["story_index"])
         return False
 
     return already_stored
