@@ -3,6 +3,7 @@ reports/figures/, from the marts of the warehouse (read-only) or of a published 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -12,7 +13,7 @@ import polars as pl
 from lfh import report_figures as figures
 from lfh.paths import database_path, project_root
 from lfh.report_data import MartsMissing, read_marts
-from lfh.report_html import Section, render_page
+from lfh.report_html import Section, render_page, svg_document
 
 SIMULATED_LABELER_PREFIX = "sim-"
 
@@ -86,22 +87,24 @@ def is_simulated(marts: dict[str, pl.DataFrame]) -> bool:
 def write_report(db_path: Path, out_dir: Path) -> Path:
     """Writes out_dir/index.html and out_dir/figures/*.png|svg; returns the HTML path."""
     marts = read_marts(db_path)
-    sections = _sections(marts)
     figure_dir = out_dir / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
-    for section in sections:
+    sections = []
+    for section in _sections(marts):
         if section.figure is not None:
-            section.figure.savefig(figure_dir / f"{section.key}.png", dpi=150)
-            section.figure.savefig(figure_dir / f"{section.key}.svg", metadata={"Date": None})
+            document = svg_document(section.figure)
+            (figure_dir / f"{section.key}.svg").write_text(document, encoding="utf-8")
+            section.figure.set_layout_engine("none")  # laid out once for the SVG; the PNG keeps that layout
+            section.figure.savefig(figure_dir / f"{section.key}.png", dpi=120)
+            plt.close(section.figure)
+            section = replace(section, svg=document)
+        sections.append(section)
     banner = ("SIMULATED DATA: these stories and labels were made by `lfh simulate` with planted biases "
               "(configs/simulate.default.toml). They say nothing about any real language model."
               if is_simulated(marts) else None)
     page = render_page("Laissez-Faire Harms: omission and subordination in model-written stories", banner,
                        _summary(marts), sections,
                        f"Built from the marts of {db_path}. Method: METHOD.md (Shieh et al. 2024, arXiv 2404.07475).")
-    for section in sections:
-        if section.figure is not None:
-            plt.close(section.figure)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / "index.html"
     target.write_text(page, encoding="utf-8")

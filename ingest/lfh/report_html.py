@@ -36,14 +36,19 @@ class Section:
     caption: str       # how to read the figure
     figure: Figure | None
     empty_note: str    # shown instead of the figure when the marts hold nothing to draw
+    svg: str | None = None  # the rendered SVG document, filled by the report before the page is assembled
 
 
-def svg_markup(figure: Figure, key: str, title: str) -> str:
-    """The figure as an inline <svg> element (XML prolog and DOCTYPE removed; no external references)."""
+def svg_document(figure: Figure) -> str:
+    """The figure as a standalone SVG file's text (no date, so reruns give the same bytes)."""
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    text = buffer.getvalue()
-    text = text[text.index("<svg"):]
+    return buffer.getvalue()
+
+
+def inline_svg(document: str, key: str, title: str) -> str:
+    """An SVG document as an inline <svg> element (XML prolog, DOCTYPE and metadata removed)."""
+    text = document[document.index("<svg"):]
     text = re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.DOTALL)
     return text.replace("<svg ", f'<svg id="fig-{key}" class="report-figure" role="img" '
                                 f'aria-label="{html.escape(title)}" ', 1)
@@ -61,10 +66,10 @@ def render_page(title: str, banner: str | None, summary: list[tuple[str, str]], 
         f"<div><b>{html.escape(value)}</b>{html.escape(label)}</div>" for label, value in summary) + "</div>")
     for section in sections:
         parts.append(f'<section id="{section.key}"><h2>{html.escape(section.title)}</h2>')
-        if section.figure is None:
+        if section.svg is None:
             parts.append(f'<p class="empty">{html.escape(section.empty_note)}</p>')
         else:
-            parts.append("<figure>" + svg_markup(section.figure, section.key, section.title)
+            parts.append("<figure>" + inline_svg(section.svg, section.key, section.title)
                          + f"<figcaption>{html.escape(section.caption)}</figcaption></figure>")
         parts.append("</section>")
     parts.append(f"<footer>{html.escape(footer)}</footer></main></body></html>")
