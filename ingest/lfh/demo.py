@@ -15,7 +15,7 @@ from lfh.build import build
 from lfh.ingest_cmd import ingest_paths
 from lfh.paths import database_path, project_root
 from lfh.report import write_report
-from lfh.simulate import run_simulation
+from lfh.simulate import default_landing, run_simulation
 from lfh.simulate_config import ConfigError, load_config
 from lfh.simulate_lexicon import LexiconMissing
 
@@ -92,7 +92,7 @@ def demo(context: click.Context, stories_per_prompt: int | None, landing: Path |
     """Run the whole pipeline on a SIMULATED corpus and show where to look (no API key, no data needed)."""
     started = time.perf_counter()
     db_path = database_path()
-    landing = (landing or project_root() / "data" / "landing" / "simulated").resolve()
+    landing = (landing or default_landing()).resolve()
     reports_dir = (reports_dir or project_root() / "reports").resolve()
     foreign = _foreign_sources(db_path, landing)
     if foreign:

@@ -34,7 +34,8 @@ class SimulationResult:
 
 
 def default_landing() -> Path:
-    return project_root() / "data" / "landing"
+    """data/landing/simulated: apart from data/landing/stories and labels, where lfh generate and label write."""
+    return project_root() / "data" / "landing" / "simulated"
 
 
 def _write(frame: pl.DataFrame, path: Path, file_format: str) -> None:
@@ -76,7 +77,7 @@ def run_simulation(config: SimConfig, out_dir: Path, db_path: Path | None = None
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Planted-bias settings (TOML). Default: configs/simulate.default.toml.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for stories/, labels/ and .planted_truth.json. Default: data/landing.")
+              help="Folder for stories/, labels/ and .planted_truth.json. Default: data/landing/simulated.")
 @click.option("--stories-per-prompt", type=click.IntRange(min=1), default=None,
               help="Stories per model and catalog prompt (overrides the config). 1,667 x 3 models ~ 500,000.")
 @click.option("--samples", type=click.IntRange(min=1), default=None, help="Label responses per story.")
