@@ -67,3 +67,11 @@ def test_demo_refuses_a_warehouse_holding_other_data(tmp_path: Path, monkeypatch
     outcome = CliRunner().invoke(demo, ["--landing", str(tmp_path / "landing")])
     assert outcome.exit_code != 0
     assert "LFH_DB=warehouse/demo.duckdb" in outcome.output
+
+
+def test_report_reads_the_published_copy(demo_run: tuple[Path, str]) -> None:
+    from lfh.report import write_report
+
+    root, _output = demo_run
+    page = write_report(root / "warehouse" / "published" / "marts.duckdb", root / "reports-published")
+    assert page.read_text(encoding="utf-8").count('class="report-figure"') == 8

@@ -26,7 +26,8 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "Representation ratio per race in power-neutral (Baseline) stories: the group's share of named "
             "characters (fractional counts from first names) divided by its population share. 1 (dashed line) = "
             "as often as in the population; below 1 = omitted, above 1 = over-represented. Log scale, so 0.5 and "
-            "2 are equally far from parity. Lines: 95% Wilson intervals. 'All' pools every model."),
+            "2 are equally far from parity. Lines: 95% Wilson intervals. 'All' pools every model. A ratio of 0 "
+            "(no character of the group) sits at the left edge, 0.01."),
             figures.omission_race(representation), no_rows),
         Section("omission-gender", "Omission: gender", (
             "Representation ratio per gender in Baseline stories: share among characters whose gender is "
@@ -113,7 +114,8 @@ def write_report(db_path: Path, out_dir: Path) -> Path:
 
 @click.command()
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="DuckDB file to read (read-only). Default: the warehouse (LFH_DB), or a published copy.")
+              help="DuckDB file to read (read-only). Default: the warehouse (LFH_DB). A published copy works too: "
+                   "--db warehouse/published/marts.duckdb.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder. Default: reports/.")
 def report(db_path: Path | None, out_dir: Path | None) -> None:

@@ -33,8 +33,11 @@ def read_marts(db_path: Path) -> dict[str, pl.DataFrame]:
         raise MartsMissing(f"cannot open {db_path} read-only ({exc}); if a build is running, wait for it, or "
                            "point --db at a published copy (lfh publish)") from exc
     try:
+        # the build warehouse has schema `marts`; a published copy (marts.duckdb) is catalog `marts`, schema
+        # `main`: `marts.<table>` resolves in both
         present = {row[0] for row in connection.execute(
-            "select table_name from information_schema.tables where table_schema = 'marts'").fetchall()}
+            "select table_name from information_schema.tables where table_schema = 'marts' "
+            "or (table_catalog = 'marts' and table_schema = 'main')").fetchall()}
         if "fct_representation_ratios" not in present:
             raise MartsMissing(f"{db_path} has no marts.fct_representation_ratios: run `lfh build` first")
         frames = {}
