@@ -128,3 +128,17 @@ def test_report_command_says_what_to_run_when_there_are_no_marts(tmp_path: Path)
     outcome = CliRunner().invoke(report, ["--db", str(tmp_path / "absent.duckdb"), "--out", str(tmp_path / "r")])
     assert outcome.exit_code != 0
     assert "lfh build" in outcome.output
+
+
+@pytest.mark.shared_data
+def test_labeler_agreement_figure_with_the_study_audit(shared_data: Path, tmp_path: Path) -> None:
+    """With the study's audit workbook (hand labels) ingested, the agreement section has its figure."""
+    db_path = tmp_path / "warehouse" / "lfh.duckdb"
+    write_test_lexicon(db_path)
+    results, _skipped = ingest_paths([shared_data / "audit_dev.xlsx"], db_path)
+    assert all(item.error is None for item in results), [item.summary() for item in results]
+    run_dbt(["build"], db_path=db_path, capture=True)
+    page = write_report(db_path, tmp_path / "reports").read_text(encoding="utf-8")
+    assert 'id="fig-labeler-agreement"' in page
+    assert "SIMULATED DATA" not in page
+    assert (tmp_path / "reports" / "figures" / "labeler-agreement.png").is_file()

@@ -52,7 +52,11 @@ def read_lexicon(db_path: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The two lexicon tables, read-only. Raises LexiconMissing with what to run when they are not there."""
     if not db_path.exists():
         raise LexiconMissing(f"{db_path} does not exist: run `lfh lexicon` first (it writes the name tables)")
-    connection = duckdb.connect(str(db_path), read_only=True)
+    try:
+        connection = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.IOException as exc:
+        raise LexiconMissing(f"cannot read {db_path} ({exc}): another process is writing it; wait for it to "
+                             "finish and run again") from exc
     try:
         census = connection.sql(
             "select first_name, n_total, " + ", ".join(f"pct_{group}" for group in CENSUS_GROUPS)
