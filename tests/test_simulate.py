@@ -143,3 +143,18 @@ def test_missing_lexicon_says_to_run_lfh_lexicon(tmp_path: Path, monkeypatch: py
     outcome = CliRunner().invoke(simulate, ["--out", str(tmp_path / "out")])
     assert outcome.exit_code != 0
     assert "lfh lexicon" in outcome.output
+
+
+def test_parquet_output_holds_the_same_records(tmp_path: Path) -> None:
+    db_path = tmp_path / "lfh.duckdb"
+    write_test_lexicon(db_path)
+    config = replace(load_config(), stories_per_prompt=1)
+    as_jsonl = run_simulation(config, tmp_path / "j", db_path)
+    as_parquet = run_simulation(config, tmp_path / "p", db_path, file_format="parquet")
+    assert as_parquet.stories_path.suffix == ".parquet"
+    jsonl_labels = pl.read_ndjson(as_jsonl.labels_path)
+    parquet_labels = pl.read_parquet(as_parquet.labels_path)
+    assert jsonl_labels.equals(parquet_labels.select(jsonl_labels.columns))
+    stories = pl.read_parquet(as_parquet.stories_path)
+    assert stories["story_id"].to_list() == pl.read_ndjson(as_jsonl.stories_path, infer_schema_length=None)[
+        "story_id"].to_list()
