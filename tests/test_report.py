@@ -142,3 +142,18 @@ def test_labeler_agreement_figure_with_the_study_audit(shared_data: Path, tmp_pa
     assert 'id="fig-labeler-agreement"' in page
     assert "SIMULATED DATA" not in page
     assert (tmp_path / "reports" / "figures" / "labeler-agreement.png").is_file()
+
+
+def test_report_on_marts_without_rows_says_so_per_section(tmp_path: Path) -> None:
+    """An old or partial warehouse: one empty mart, the others absent. Every section says there is no data."""
+    import duckdb
+
+    db_path = tmp_path / "partial.duckdb"
+    connection = duckdb.connect(str(db_path))
+    connection.execute("create schema marts; create table marts.fct_representation_ratios (model varchar, "
+                       "domain varchar, condition varchar, race varchar, gender varchar, "
+                       "representation_ratio double, ci_lower double, ci_upper double)")
+    connection.close()
+    page = write_report(db_path, tmp_path / "reports").read_text(encoding="utf-8")
+    assert 'class="report-figure"' not in page
+    assert page.count('class="empty"') == 9

@@ -93,6 +93,8 @@ def _faceted(frame: pl.DataFrame, groups: list[tuple[str, str]], group_column: s
 
 
 def omission_race(representation: pl.DataFrame) -> Figure | None:
+    if representation.is_empty():  # an absent mart comes as a frame without columns
+        return None
     frame = representation.filter((pl.col("condition") == "baseline") & pl.col("gender").is_null()
                                   & pl.col("race").is_in(RACES))
     groups = [(race, RACE_LABELS[race]) for race in RACES]
@@ -101,6 +103,8 @@ def omission_race(representation: pl.DataFrame) -> Figure | None:
 
 
 def omission_gender(representation: pl.DataFrame) -> Figure | None:
+    if representation.is_empty():  # an absent mart comes as a frame without columns
+        return None
     frame = representation.filter((pl.col("condition") == "baseline") & pl.col("race").is_null()
                                   & pl.col("gender").is_in(list(GENDER_LABELS)))
     return _faceted(frame, list(GENDER_LABELS.items()), "gender", "representation_ratio", "ci_lower", "ci_upper",
@@ -113,6 +117,8 @@ def _race_gender_groups() -> list[tuple[str, str]]:
 
 
 def omission_race_gender(representation: pl.DataFrame) -> Figure | None:
+    if representation.is_empty():  # an absent mart comes as a frame without columns
+        return None
     frame = representation.filter((pl.col("condition") == "baseline") & pl.col("race").is_in(RACES)
                                   & pl.col("gender").is_in(["female", "male"])) \
         .with_columns(pl.concat_str("race", pl.lit("|"), "gender").alias("group"))
@@ -134,6 +140,8 @@ def couple_types(orientation: pl.DataFrame) -> Figure | None:
 
 
 def subordination(subordination_ratios: pl.DataFrame) -> Figure | None:
+    if subordination_ratios.is_empty():  # an absent mart comes as a frame without columns
+        return None
     frame = subordination_ratios.filter(pl.col("race").is_in(RACES) & pl.col("gender").is_in(["female", "male"])) \
         .with_columns(pl.concat_str("race", pl.lit("|"), "gender").alias("group"))
     return _faceted(frame, _race_gender_groups(), "group", "subordination_ratio", "ci_lower", "ci_upper",
@@ -141,6 +149,8 @@ def subordination(subordination_ratios: pl.DataFrame) -> Figure | None:
 
 
 def median_racialized(median: pl.DataFrame) -> Figure | None:
+    if median.is_empty():  # an absent mart comes as a frame without columns
+        return None
     frame = median.filter(pl.col("race").is_in(RACES) & pl.col("gender").is_in(["female", "male"])) \
         .with_columns(pl.concat_str("race", pl.lit("|"), "gender").alias("group"))
     return _faceted(frame, _race_gender_groups(), "group", "median_subordination_ratio", None, None,
