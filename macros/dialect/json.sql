@@ -46,3 +46,35 @@
 {% macro default__json_text_list_at(json_expr, key_expr) -%}
     list_filter(json_transform(json_extract({{ json_expr }}, {{ laissez_faire.json_key_path(key_expr) }}), '["VARCHAR"]'), element -> element is not null)
 {%- endmacro %}
+
+{#- A JSON object (text known to be a valid object with unique keys) as a map key -> JSON value: parsed once,
+    then read by key without parsing the whole object again. -#}
+{% macro json_object_as_map(json_expr) -%}
+    {{ return(adapter.dispatch('json_object_as_map', 'laissez_faire')(json_expr)) }}
+{%- endmacro %}
+{% macro default__json_object_as_map(json_expr) -%}
+    from_json({{ json_expr }}, '"MAP(VARCHAR, JSON)"')
+{%- endmacro %}
+
+{% macro map_value(map_expr, key_expr) -%}
+    {{ return(adapter.dispatch('map_value', 'laissez_faire')(map_expr, key_expr)) }}
+{%- endmacro %}
+{% macro default__map_value(map_expr, key_expr) -%}
+    {{ map_expr }}[{{ key_expr }}]
+{%- endmacro %}
+
+{#- A JSON value's text when it is a string (null otherwise). -#}
+{% macro json_value_string(value_expr) -%}
+    {{ return(adapter.dispatch('json_value_string', 'laissez_faire')(value_expr)) }}
+{%- endmacro %}
+{% macro default__json_value_string(value_expr) -%}
+    case when json_type({{ value_expr }}) = 'VARCHAR' then json_extract_string({{ value_expr }}, '$') end
+{%- endmacro %}
+
+{#- A JSON array's elements as text, JSON nulls removed. -#}
+{% macro json_value_text_list(value_expr) -%}
+    {{ return(adapter.dispatch('json_value_text_list', 'laissez_faire')(value_expr)) }}
+{%- endmacro %}
+{% macro default__json_value_text_list(value_expr) -%}
+    list_filter(json_transform({{ value_expr }}, '["VARCHAR"]'), element -> element is not null)
+{%- endmacro %}

@@ -21,3 +21,11 @@
 {% macro default__strip_accents(text_expr) -%}
     strip_accents({{ text_expr }})
 {%- endmacro %}
+
+{#- The first match of the whole pattern ('' when none). -#}
+{% macro regex_extract(text_expr, pattern) -%}
+    {{ return(adapter.dispatch('regex_extract', 'laissez_faire')(text_expr, pattern)) }}
+{%- endmacro %}
+{% macro default__regex_extract(text_expr, pattern) -%}
+    regexp_extract({{ text_expr }}, {{ pattern }})
+{%- endmacro %}

@@ -13,9 +13,19 @@
     {{ laissez_faire.split_on_whitespace(laissez_faire.regex_replace_all('lower(' ~ text_expr ~ ')', "'[^\\p{L}\\s\\p{Z}]'", "''")) }}
 {%- endmacro %}
 
-{#- §4.2: a reference (or name, §4.5) is in the story when every one of its tokens is in the story's token set. -#}
-{% macro tokens_in_story(text_expr, story_tokens_expr) -%}
-    {{ laissez_faire.list_contains_all(story_tokens_expr, laissez_faire.letter_tokens(text_expr)) }}
+{#- §4.2 token set as one string: the letters-only tokens separated by single spaces, with a space at each end
+    (' ' when there are none). Two regex passes per text, no list. -#}
+{% macro padded_token_text(text_expr) -%}
+    (' ' || trim({{ laissez_faire.regex_replace_all(
+        laissez_faire.regex_replace_all('lower(coalesce(' ~ text_expr ~ ", ''))", "'[^\\p{L}\\s\\p{Z}]'", "''"),
+        "'[\\s\\p{Z}]+'", "' '") }}) || ' ')
+{%- endmacro %}
+
+{#- §4.2: a reference (or name, §4.5) is in the story when every one of its tokens is in the story's token set.
+    tokens_expr: the reference's letter_tokens; story_token_text_expr: the story's padded_token_text. A reference
+    without letters has no tokens and passes (vacuously), as an all() over no tokens would. -#}
+{% macro tokens_in_story(tokens_expr, story_token_text_expr) -%}
+    coalesce(list_bool_and({{ laissez_faire.list_map(tokens_expr, "token -> contains(" ~ story_token_text_expr ~ ", ' ' || token || ' ')") }}), true)
 {%- endmacro %}
 
 {#- §4.4: a counted reference's tokens for the indicator lookup: split on spaces, lowercased (punctuation kept,
@@ -62,22 +72,15 @@
     end
 {%- endmacro %}
 
-{#- §4.1: the type-definition block of a labeling request: the first {...} after "type definition" (or the first
-    {...} of the request when that phrase is absent). -#}
-{% macro request_type_definition_block(request_expr) -%}
-    split_part(
-        substr(
-            {{ request_expr }},
-            greatest(strpos({{ request_expr }}, 'type definition'), 1)
-                + strpos(substr({{ request_expr }}, greatest(strpos({{ request_expr }}, 'type definition'), 1)), '{') - 1
-        ),
-        '}', 1
-    )
-{%- endmacro %}
-
-{#- The role names asked for in a type-definition block, in order: `"actor name": ...` gives 'actor'. -#}
-{% macro request_role_keys(block_expr) -%}
-    {{ laissez_faire.regex_extract_all(block_expr, "'\"([^\"\\n]*) name\"\\s*:'", 1) }}
+{#- §4.1: the role names asked for in a labeling request, in order: the `"<role> name":` entries of its
+    type-definition block, the first {...} after the words "type definition" (or, without those words, the first
+    {...} holding such an entry). `"actor name": ...` gives 'actor'. One pass over the request's text. -#}
+{% macro request_role_keys(request_expr) -%}
+    {{ laissez_faire.regex_extract_all(
+        laissez_faire.regex_extract(
+            "case when contains(" ~ request_expr ~ ", 'type definition') then split_part(" ~ request_expr ~ ", 'type definition', 2) else " ~ request_expr ~ " end",
+            "'[{][^{}]*\"[^\"\\n]* name\"[ \\t\\n]*:[^{}]*[}]'"),
+        "'\"([^\"\\n]*) name\"[ \\t\\n]*:'", 1) }}
 {%- endmacro %}
 
 {#- Trim spaces, tabs, carriage returns and newlines (plain trim only removes spaces). side: both | left. -#}

@@ -3,9 +3,11 @@
 -- not parse or lacks a role's keys is kept with a reject_reason; nothing is dropped.
 with
 
+-- the request is reduced to its role keys at once: its text (the story included) is the bulk of the table
 responses as (
     select
-        response_id, story_id, labeler_model, prompt_version, sample_index, request_text, response_text, loaded_at
+        response_id, story_id, labeler_model, prompt_version, sample_index, response_text,
+        {{ request_role_keys('request_text') }} as request_role_keys
     from {{ ref('stg_label_responses') }}
 ),
 
@@ -31,39 +33,32 @@ runs as (
                 {% endif -%}
                 max(loaded_at) desc, labeler_model, prompt_version
         ) = 1 as is_selected_run
-    from responses
+    from {{ ref('stg_label_responses') }}
     group by story_id, labeler_model, prompt_version
-),
-
-requested_keys as (
-    select
-        responses.*,
-        {{ request_role_keys(request_type_definition_block('responses.request_text')) }} as request_role_keys
-    from responses
 ),
 
 with_keys as (
     select
-        requested_keys.response_id,
-        requested_keys.story_id,
-        requested_keys.labeler_model,
-        requested_keys.prompt_version,
-        requested_keys.sample_index,
-        requested_keys.response_text,
+        responses.response_id,
+        responses.story_id,
+        responses.labeler_model,
+        responses.prompt_version,
+        responses.sample_index,
+        responses.response_text,
         stories.story_id is null as is_orphan,
         coalesce(stories.prompt_condition = 'power_laden' or stories.domain = 'love', false) as has_object_role,
         case
-            when {{ list_length('requested_keys.request_role_keys') }} >= 1 then 'request'
+            when {{ list_length('responses.request_role_keys') }} >= 1 then 'request'
             else 'catalog'
         end as key_source,
-        coalesce({{ list_element('requested_keys.request_role_keys', 1) }}, stories.catalog_subject_key)
+        coalesce({{ list_element('responses.request_role_keys', 1) }}, stories.catalog_subject_key)
             as subject_role_text,
-        coalesce({{ list_element('requested_keys.request_role_keys', 2) }}, stories.catalog_object_key)
+        coalesce({{ list_element('responses.request_role_keys', 2) }}, stories.catalog_object_key)
             as object_role_text_asked,
-        {{ trim_whitespace('requested_keys.response_text') }} as response_trimmed
-    from requested_keys
+        {{ trim_whitespace('responses.response_text') }} as response_trimmed
+    from responses
     left join stories
-        on requested_keys.story_id = stories.story_id
+        on responses.story_id = stories.story_id
 ),
 
 recovered as (
@@ -73,6 +68,7 @@ recovered as (
         {{ json_is_valid('response_trimmed') }} as is_json,
         -- the span from the first '{' to the last '}': valid JSON only when it is exactly one balanced object
         case
+            when {{ json_is_valid('response_trimmed') }} then null
             when strpos(response_trimmed, '{') > 0
                 and {{ last_position('response_trimmed', "'}'") }} > strpos(response_trimmed, '{')
                 then substr(
@@ -104,22 +100,44 @@ keyed as (
     from parsed
 ),
 
-matched as (
+-- the object read once into a key -> value map (only when its keys are unique: a map cannot hold duplicates)
+mapped as (
     select
         keyed.*,
+        {{ list_length('json_keys') }} = {{ list_length('list_distinct(json_keys)') }} as has_unique_keys,
+        case
+            when {{ list_length('json_keys') }} = {{ list_length('list_distinct(json_keys)') }}
+                then {{ json_object_as_map('response_json') }}
+        end as json_fields
+    from keyed
+),
+
+matched as (
+    select
+        mapped.*,
         {{ match_json_key('json_keys', "subject_role_text || ' name'") }} as subject_name_key,
         {{ match_json_key('json_keys', "subject_role_text || ' references'") }} as subject_references_key,
         {{ match_json_key('json_keys', "object_role_text || ' name'") }} as object_name_key,
         {{ match_json_key('json_keys', "object_role_text || ' references'") }} as object_references_key
-    from keyed
+    from mapped
+),
+
+valued as (
+    select
+        matched.*,
+        {{ map_value('json_fields', 'subject_name_key') }} as subject_name_value,
+        {{ map_value('json_fields', 'subject_references_key') }} as subject_references_value,
+        {{ map_value('json_fields', 'object_name_key') }} as object_name_value,
+        {{ map_value('json_fields', 'object_references_key') }} as object_references_value
+    from matched
 ),
 
 typed as (
     select
-        matched.*,
-        {{ json_type_at('response_json', 'subject_references_key') }} as subject_references_type,
-        {{ json_type_at('response_json', 'object_references_key') }} as object_references_type
-    from matched
+        valued.*,
+        {{ json_type_at('subject_references_value') }} as subject_references_type,
+        {{ json_type_at('object_references_value') }} as object_references_type
+    from valued
 ),
 
 judged as (
@@ -131,12 +149,13 @@ judged as (
             when response_json is null and strpos(response_trimmed, '{') = 0 then 'not_json'
             when response_json is null then 'unrecoverable_json'
             when json_type <> 'OBJECT' then 'not_a_json_object'
+            when not has_unique_keys then 'duplicate_keys'
             when subject_role_text is null then 'no_role_keys'
             when subject_name_key is null or subject_references_key is null then 'missing_subject_keys'
             when has_object_role and (object_name_key is null or object_references_key is null)
                 then 'missing_object_keys'
-            when subject_references_type not in ('ARRAY', 'NULL') then 'subject_references_not_a_list'
-            when has_object_role and object_references_type not in ('ARRAY', 'NULL')
+            when coalesce(subject_references_type, 'NULL') not in ('ARRAY', 'NULL') then 'subject_references_not_a_list'
+            when has_object_role and coalesce(object_references_type, 'NULL') not in ('ARRAY', 'NULL')
                 then 'object_references_not_a_list'
         end as reject_reason
     from typed
@@ -167,18 +186,16 @@ select
             then 'exact'
         else 'case_insensitive'
     end as key_match,
-    case when judged.reject_reason is null
-        and {{ json_type_at('judged.response_json', 'judged.subject_name_key') }} = 'VARCHAR'
-        then {{ json_text_at('judged.response_json', 'judged.subject_name_key') }} end as subject_name,
-    case when judged.reject_reason is null
-        then coalesce({{ json_text_list_at('judged.response_json', 'judged.subject_references_key') }}, [])
-        end as subject_references,
+    case when judged.reject_reason is null then {{ json_value_string('judged.subject_name_value') }} end
+        as subject_name,
+    case when judged.reject_reason is null then coalesce(
+        case when judged.subject_references_type = 'ARRAY'
+            then {{ json_value_text_list('judged.subject_references_value') }} end, []) end as subject_references,
     case when judged.reject_reason is null and judged.has_object_role
-        and {{ json_type_at('judged.response_json', 'judged.object_name_key') }} = 'VARCHAR'
-        then {{ json_text_at('judged.response_json', 'judged.object_name_key') }} end as object_name,
-    case when judged.reject_reason is null and judged.has_object_role
-        then coalesce({{ json_text_list_at('judged.response_json', 'judged.object_references_key') }}, [])
-        end as object_references
+        then {{ json_value_string('judged.object_name_value') }} end as object_name,
+    case when judged.reject_reason is null and judged.has_object_role then coalesce(
+        case when judged.object_references_type = 'ARRAY'
+            then {{ json_value_text_list('judged.object_references_value') }} end, []) end as object_references
 from judged
 left join runs
     on judged.story_id = runs.story_id

@@ -16,7 +16,7 @@ story_roles as (
 ),
 
 story_tokens as (
-    select story_id, story_tokens
+    select story_id, story_token_text
     from {{ ref('int_story_tokens') }}
 ),
 
@@ -45,6 +45,13 @@ per_name as (
     group by story_id, role, name
 ),
 
+tokenized as (
+    select
+        per_name.*,
+        {{ letter_tokens('per_name.name') }} as name_tokens
+    from per_name
+),
+
 flagged as (
     select
         per_name.story_id,
@@ -53,12 +60,12 @@ flagged as (
         per_name.samples_naming,
         per_name.first_sample,
         lower(per_name.name) = 'unspecified' as is_unspecified,
-        coalesce({{ tokens_in_story('per_name.name', 'story_tokens.story_tokens') }}, false) as in_story,
-        coalesce({{ list_contains_any(letter_tokens('per_name.name'), letter_tokens('story_roles.role_text')) }}, false)
+        coalesce({{ tokens_in_story('per_name.name_tokens', 'story_tokens.story_token_text') }}, false) as in_story,
+        coalesce({{ list_contains_any('per_name.name_tokens', letter_tokens('story_roles.role_text')) }}, false)
             as shares_role_token,
-        {{ list_contains(letter_tokens('per_name.name'), "'american'") }} as has_american_token,
+        {{ list_contains('per_name.name_tokens', "'american'") }} as has_american_token,
         known_non_names.non_name is not null as is_known_non_name
-    from per_name
+    from tokenized as per_name
     inner join story_roles
         on per_name.story_id = story_roles.story_id
         and per_name.role = story_roles.role

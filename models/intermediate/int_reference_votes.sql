@@ -15,7 +15,7 @@ story_roles as (
 ),
 
 story_tokens as (
-    select story_id, story_tokens
+    select story_id, story_token_text
     from {{ ref('int_story_tokens') }}
 ),
 
@@ -33,6 +33,12 @@ counted as (
     from mentions
     where trim(reference) <> ''
     group by story_id, role, reference
+),
+
+-- the same reference strings recur across stories ('he', 'she'): normalise each distinct string once
+reference_tokens as (
+    select reference, {{ letter_tokens('reference') }} as tokens
+    from (select distinct reference from counted)
 )
 
 select
@@ -41,12 +47,14 @@ select
     counted.reference,
     counted.reference_count,
     story_roles.samples,
-    coalesce({{ tokens_in_story('counted.reference', 'story_tokens.story_tokens') }}, false) as in_story,
-    coalesce({{ tokens_in_story('counted.reference', 'story_tokens.story_tokens') }}, false)
+    coalesce({{ tokens_in_story('reference_tokens.tokens', 'story_tokens.story_token_text') }}, false) as in_story,
+    coalesce({{ tokens_in_story('reference_tokens.tokens', 'story_tokens.story_token_text') }}, false)
         and counted.reference_count >= story_roles.samples * {{ var('vote_threshold') }} as is_counted
 from counted
 inner join story_roles
     on counted.story_id = story_roles.story_id
     and counted.role = story_roles.role
+inner join reference_tokens
+    on counted.reference = reference_tokens.reference
 left join story_tokens
     on counted.story_id = story_tokens.story_id

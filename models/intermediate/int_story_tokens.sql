@@ -1,4 +1,6 @@
--- METHOD.md §4.2: each story's token set (lowercased, whitespace-split, letters only), computed once per story.
+-- METHOD.md §4.2: each story's token set (lowercased, whitespace-split, letters only), computed once per story and
+-- kept as one string, ' tok1 tok2 ... ', so "is this token in the story" is a substring search for ' tok '
+-- (the same answer as set membership, since tokens hold no spaces) instead of a list built and searched per story.
 with
 
 stories as (
@@ -8,5 +10,5 @@ stories as (
 
 select
     story_id,
-    list_sort(list_distinct({{ letter_tokens("story_text") }})) as story_tokens
+    {{ padded_token_text('story_text') }} as story_token_text
 from stories

@@ -1,3 +1,4 @@
+{{ config(materialized="table") }}  {#- read by five models: computed once instead of once per reader -#}
 -- One row per story: model aliases resolved, the prompt placed in the catalog (METHOD.md §1), the answer cleaned.
 with
 
