@@ -7,6 +7,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.publish_copy import present_marts
+
 MARTS = (
     "dim_stories", "fct_characters", "fct_representation_ratios", "fct_sexual_orientation_ratios",
     "fct_subordination_ratios", "fct_median_racialized_subordination", "fct_top_names", "fct_name_coverage",
@@ -33,11 +35,7 @@ def read_marts(db_path: Path) -> dict[str, pl.DataFrame]:
         raise MartsMissing(f"cannot open {db_path} read-only ({exc}); if a build is running, wait for it, or "
                            "point --db at a published copy (lfh publish)") from exc
     try:
-        # the build warehouse has schema `marts`; a published copy (marts.duckdb) is catalog `marts`, schema
-        # `main`: `marts.<table>` resolves in both
-        present = {row[0] for row in connection.execute(
-            "select table_name from information_schema.tables where table_schema = 'marts' "
-            "or (table_catalog = 'marts' and table_schema = 'main')").fetchall()}
+        present = set(present_marts(connection))  # build warehouse or published copy: `marts.<name>` reads both
         if "fct_representation_ratios" not in present:
             raise MartsMissing(f"{db_path} has no marts.fct_representation_ratios: run `lfh build` first")
         frames = {}
