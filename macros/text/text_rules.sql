@@ -13,12 +13,13 @@
     {{ laissez_faire.split_on_whitespace(laissez_faire.regex_replace_all('lower(' ~ text_expr ~ ')', "'[^\\p{L}\\s\\p{Z}]'", "''")) }}
 {%- endmacro %}
 
-{#- §4.2 token set as one string: the letters-only tokens separated by single spaces, with a space at each end
-    (' ' when there are none). Two regex passes per text, no list. -#}
+{#- §4.2 token set as one string: lowercased, every character that is neither a letter nor whitespace removed, each
+    remaining whitespace character made a space, and a space added at each end. Tokens stay separated by one or
+    more spaces, so a token is in the set exactly when ' token ' occurs in the string. Two regex passes per text. -#}
 {% macro padded_token_text(text_expr) -%}
-    (' ' || trim({{ laissez_faire.regex_replace_all(
-        laissez_faire.regex_replace_all('lower(coalesce(' ~ text_expr ~ ", ''))", "'[^\\p{L}\\s\\p{Z}]'", "''"),
-        "'[\\s\\p{Z}]+'", "' '") }}) || ' ')
+    (' ' || {{ laissez_faire.regex_replace_all(
+        laissez_faire.regex_replace_all('lower(coalesce(' ~ text_expr ~ ", ''))", "'[^\\p{L}\\s\\p{Z}]+'", "''"),
+        "'[^ \\p{L}]'", "' '") }} || ' ')
 {%- endmacro %}
 
 {#- §4.2: a reference (or name, §4.5) is in the story when every one of its tokens is in the story's token set.

@@ -88,8 +88,7 @@ placed as (
     left join prompt_catalog
         on normalized.query_normalized = prompt_catalog.query_normalized
     left join prompt_catalog_by_id
-        on prompt_catalog.prompt_id is null
-        and normalized.prompt_id_given = prompt_catalog_by_id.prompt_id
+        on normalized.prompt_id_given = prompt_catalog_by_id.prompt_id
     left join role_category_domains
         on lower(trim(normalized.role_category)) = role_category_domains.role_category_key
 )
