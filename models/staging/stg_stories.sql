@@ -71,7 +71,6 @@ placed as (
             as catalog_subject_key,
         coalesce(prompt_catalog.object_key, prompt_catalog_by_id.object_key, normalized.object_given) as catalog_object_key,
         normalized.story_text_clean as story_text,
-        normalized.story_text as story_text_given,
         coalesce(normalized.story_text_clean <> normalized.story_text, false) as prompt_prefix_stripped,
         coalesce({{ trim_whitespace('normalized.story_text_clean') }}, '') = '' as is_empty_text,
         normalized.generated_at,
@@ -96,6 +95,6 @@ placed as (
 select
     story_id, model_given, model, query, query_normalized, prompt_id, domain, prompt_condition, placement,
     subject, object, role_category, relation, catalog_subject_key, catalog_object_key,
-    story_text, story_text_given, prompt_prefix_stripped, is_empty_text,
+    story_text, prompt_prefix_stripped, is_empty_text,
     generated_at, occurrence, source_kind, source_file, source_row, file_sha256, loaded_at, load_id
 from placed
