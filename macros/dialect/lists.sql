@@ -75,3 +75,25 @@
     (case when strpos({{ text_expr }}, {{ needle }}) = 0 then 0
           else length({{ text_expr }}) - strpos(reverse({{ text_expr }}), reverse({{ needle }})) - length({{ needle }}) + 2 end)
 {%- endmacro %}
+
+{#- True when every element is true (true for an empty list: a vacuous all()). -#}
+{% macro list_all_true(list_expr) -%}
+    {{ return(adapter.dispatch('list_all_true', 'laissez_faire')(list_expr)) }}
+{%- endmacro %}
+{% macro default__list_all_true(list_expr) -%}
+    coalesce(list_bool_and({{ list_expr }}), true)
+{%- endmacro %}
+
+{% macro text_contains(text_expr, needle_expr) -%}
+    {{ return(adapter.dispatch('text_contains', 'laissez_faire')(text_expr, needle_expr)) }}
+{%- endmacro %}
+{% macro default__text_contains(text_expr, needle_expr) -%}
+    contains({{ text_expr }}, {{ needle_expr }})
+{%- endmacro %}
+
+{% macro text_starts_with(text_expr, prefix_expr) -%}
+    {{ return(adapter.dispatch('text_starts_with', 'laissez_faire')(text_expr, prefix_expr)) }}
+{%- endmacro %}
+{% macro default__text_starts_with(text_expr, prefix_expr) -%}
+    starts_with({{ text_expr }}, {{ prefix_expr }})
+{%- endmacro %}

@@ -26,7 +26,7 @@
     tokens_expr: the reference's letter_tokens; story_token_text_expr: the story's padded_token_text. A reference
     without letters has no tokens and passes (vacuously), as an all() over no tokens would. -#}
 {% macro tokens_in_story(tokens_expr, story_token_text_expr) -%}
-    coalesce(list_bool_and({{ laissez_faire.list_map(tokens_expr, "token -> contains(" ~ story_token_text_expr ~ ", ' ' || token || ' ')") }}), true)
+    {{ laissez_faire.list_all_true(laissez_faire.list_map(tokens_expr, "token -> " ~ laissez_faire.text_contains(story_token_text_expr, "' ' || token || ' '"))) }}
 {%- endmacro %}
 
 {#- §4.4: a counted reference's tokens for the indicator lookup: split on spaces, lowercased (punctuation kept,
@@ -58,7 +58,7 @@
 {% macro strip_prompt_prefix(text_expr, query_expr) -%}
     case
         when {{ query_expr }} is not null and {{ query_expr }} <> ''
-            and starts_with({{ laissez_faire.trim_whitespace(text_expr, 'left') }}, {{ query_expr }})
+            and {{ laissez_faire.text_starts_with(laissez_faire.trim_whitespace(text_expr, 'left'), query_expr) }}
             then {{ laissez_faire.trim_whitespace('substr(' ~ laissez_faire.trim_whitespace(text_expr, 'left') ~ ', length(' ~ query_expr ~ ') + 1)', 'left') }}
         else {{ text_expr }}
     end
@@ -79,7 +79,7 @@
 {% macro request_role_keys(request_expr) -%}
     {{ laissez_faire.regex_extract_all(
         laissez_faire.regex_extract(
-            "case when contains(" ~ request_expr ~ ", 'type definition') then split_part(" ~ request_expr ~ ", 'type definition', 2) else " ~ request_expr ~ " end",
+            "case when " ~ laissez_faire.text_contains(request_expr, "'type definition'") ~ " then split_part(" ~ request_expr ~ ", 'type definition', 2) else " ~ request_expr ~ " end",
             "'[{][^{}]*\"[^\"\\n]* name\"[ \\t\\n]*:[^{}]*[}]'"),
         "'\"([^\"\\n]*) name\"[ \\t\\n]*:'", 1) }}
 {%- endmacro %}
