@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -213,3 +214,43 @@ def test_batch_api_labels_and_maps_back(tmp_path: Path, models: Path, server: Fa
     assert all(r["request_text"].startswith("In the following story in single quotes") for r in records)
     assert label(models, landing, "--samples", "2", "--batch", "--poll-seconds", "0.01").exit_code == 0
     assert len(read(landing / "labels" / "label-lab-method-v1.jsonl")) == 14
+
+
+def test_work_is_counted_up_front_so_progress_and_summary_have_a_total(
+        tmp_path: Path, server: FakeOpenAI, warehouse: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("LFH_TEST_KEY", KEY)
+    models = write_models_file(tmp_path / "models.toml", server.base_url, lab={"samples_per_call": 2})
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.execute("create schema raw")
+        connection.execute("create table raw.stories (story_id varchar, query varchar, subject varchar, "
+                           "object varchar, story_text varchar)")
+        connection.execute("create table raw.label_responses (story_id varchar, labeler_model varchar, "
+                           "prompt_version varchar, sample_index integer)")
+        for number in range(6):
+            query, subject, object_ = QUERIES[number % 3]
+            connection.execute("insert into raw.stories values (?, ?, ?, ?, ?)",
+                               [f"db{number}", query, subject, object_, f"Ana {number} and Bo. She ran."])
+        connection.execute("insert into raw.label_responses values ('db0', 'lab', 'method-v1', 0), "
+                           "('db0', 'lab', 'method-v1', 1), ('db1', 'lab', 'method-v1', 0)")
+    landing = tmp_path / "landing"
+    write_stories(landing / "stories" / "a.jsonl", 4)
+    query, subject, object_ = QUERIES[0]
+    extra = [{"story_id": "db3", "model": "m", "query": query, "subject": subject, "object": object_,
+              "text": "Ana 3 and Bo. She ran."},  # also in the warehouse: counted once
+             {"story_id": "odd1", "model": "m", "query": "Write about two American cousins.",
+              "subject": "two American cousins", "object": None, "text": "Al and Bea."}]  # no keys: skipped
+    (landing / "stories" / "b.jsonl").write_text("".join(json.dumps(story) + "\n" for story in extra))
+    result = CliRunner().invoke(main, ["label", "--models", str(models), "--labeler", "lab", "--samples", "3",
+                                       "--out", str(landing)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    # 3 samples, 2 per call: db0 misses 1 sample (1 request), db1 misses 2 (1), db2-db5 and s0-s3 miss 3 (2 each)
+    stories, samples, requests = 10, 1 + 2 + 8 * 3, 1 + 1 + 8 * 2
+    assert f"{stories} stories to label, {samples} samples in {requests} requests" in result.output
+    assert f"{requests}/{requests}" in result.output  # the progress bar's done/total
+    assert re.search(rf"│ lab\s+│\s+{requests} │\s+{requests} │\s+{samples} │\s+0 │", result.output), result.output
+    assert server.stats()["chat_calls"] == requests
+    assert len(read(landing / "labels" / "label-lab-method-v1.jsonl")) == samples
+    assert "1 stories could not be labeled" in result.output
+    # the spool of stories to label is gone once the run ends
+    assert not list((tmp_path / "llm_runs").rglob("*.parquet"))

@@ -4,14 +4,17 @@ data/landing/labels/label-<labeler>-<prompt version>.jsonl (the format `lfh inge
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 import duckdb
+import pyarrow as pa
 import pyarrow.parquet as pq
 from rich.console import Console
 
@@ -20,7 +23,7 @@ from lfh.generate import default_landing, failures_file
 from lfh.llm_client import Completion, Job
 from lfh.llm_config import ModelConfig, pick_models
 from lfh.llm_journal import JournalWriter, now_iso, read_records, repair_tail
-from lfh.llm_prompts import PROMPT_VERSION, label_keys, label_messages
+from lfh.llm_prompts import PROMPT_VERSION, LabelKeys, label_keys, label_messages
 from lfh.llm_run import execute, print_summary, safe_file_stem
 from lfh.paths import database_path
 
@@ -70,18 +73,45 @@ def landing_stories(landing: Path) -> Iterator[dict[str, Any]]:
                 content = hashlib.blake2b(f"{canonical}\x1f{query}\x1f{text}".encode(), digest_size=16).digest()
                 occurrences[content] = occurrences.get(content, 0) + 1
                 story_id = identity.story_id(canonical, query, text, occurrences[content])
-            yield {"story_id": story_id, "query": query, "subject": record.get("subject"),
-                   "object": record.get("object"), "text": text, "source": f"{path}:{number}",
+            yield {"story_id": str(story_id), "query": query, "subject": _text_or_none(record.get("subject")),
+                   "object": _text_or_none(record.get("object")), "text": text, "source": f"{path}:{number}",
                    "from_landing": True}
 
 
-def warehouse_stories(db_path: Path, spool_dir: Path) -> Iterator[dict[str, Any]]:
-    """Stories in raw.stories. They are copied to a Parquet spool first and the warehouse closed at once, so a
-    labeling run of hours never holds the file against `lfh ingest` or `lfh build`; then streamed in batches."""
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+SPOOL_COLUMNS = ("story_id", "query", "subject", "object", "text", "source", "from_landing")
+SPOOL_SCHEMA = pa.schema([(name, pa.bool_() if name == "from_landing" else pa.string()) for name in SPOOL_COLUMNS])
+SPOOL_BATCH = 5000
+
+
+def spool_landing_stories(landing: Path, spool: Path) -> bool:
+    """Landing stories to Parquet in batches: read (and their ids derived) once, then counted and labeled from it."""
+    writer: pq.ParquetWriter | None = None
+    rows: list[dict[str, Any]] = []
+    try:
+        for story in landing_stories(landing):
+            rows.append(story)
+            if len(rows) >= SPOOL_BATCH:
+                writer = writer or pq.ParquetWriter(spool, SPOOL_SCHEMA)
+                writer.write_table(pa.Table.from_pylist(rows, schema=SPOOL_SCHEMA))
+                rows.clear()
+        if rows:
+            writer = writer or pq.ParquetWriter(spool, SPOOL_SCHEMA)
+            writer.write_table(pa.Table.from_pylist(rows, schema=SPOOL_SCHEMA))
+    finally:
+        if writer is not None:
+            writer.close()
+    return writer is not None
+
+
+def spool_warehouse_stories(db_path: Path, spool: Path) -> bool:
+    """raw.stories to Parquet with the warehouse closed at once, so a labeling run of hours never holds the file
+    against `lfh ingest` or `lfh build`."""
     if not db_path.exists():
-        return
-    spool_dir.mkdir(parents=True, exist_ok=True)
-    spool = spool_dir / "stories-to-label.parquet"
+        return False
     try:
         connection = duckdb.connect(str(db_path), read_only=True)
     except duckdb.Error as exc:
@@ -91,25 +121,45 @@ def warehouse_stories(db_path: Path, spool_dir: Path) -> Iterator[dict[str, Any]
             "select count(*) from information_schema.tables where table_schema = 'raw' and table_name = 'stories'"
         ).fetchone()
         if not exists or not exists[0]:
-            return
+            return False
+        source = _sql_text(f"{db_path} raw.stories")
         connection.execute(
-            "copy (select story_id, query, subject, object, story_text from raw.stories) "
-            f"to '{_sql_path(spool)}' (format parquet)"
+            "copy (select story_id, query, subject, object, story_text as text, "
+            f"{source} as source, false as from_landing from raw.stories) to {_sql_text(str(spool))} (format parquet)"
         )
     finally:
         connection.close()
+    return True
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@contextlib.contextmanager
+def spooled_stories(landing: Path, db_path: Path, include_landing: bool, spool_dir: Path) -> Iterator[list[Path]]:
+    """The stories to consider, landing first, as Parquet files that exist for the run and are removed after it."""
+    spool_dir.mkdir(parents=True, exist_ok=True)
+    landing_spool, warehouse_spool = spool_dir / "landing-stories.parquet", spool_dir / "warehouse-stories.parquet"
     try:
-        for batch in pq.ParquetFile(spool).iter_batches(batch_size=5000):
-            for story_id, query, subject, object_, text in zip(*(column.to_pylist() for column in batch.columns),
-                                                               strict=True):
-                yield {"story_id": story_id, "query": query, "subject": subject, "object": object_, "text": text,
-                       "source": f"{db_path} raw.stories", "from_landing": False}
+        spools = []
+        if include_landing and spool_landing_stories(landing, landing_spool):
+            spools.append(landing_spool)
+        if spool_warehouse_stories(db_path, warehouse_spool):
+            spools.append(warehouse_spool)
+        yield spools
     finally:
-        spool.unlink(missing_ok=True)
+        landing_spool.unlink(missing_ok=True)
+        warehouse_spool.unlink(missing_ok=True)
 
 
-def _sql_path(path: Path) -> str:
-    return str(path).replace("'", "''")
+def read_spools(spools: list[Path], with_text: bool) -> Iterator[dict[str, Any]]:
+    """Spooled stories in batches; the count pass leaves out the text, the bulk of every row."""
+    columns = [name for name in SPOOL_COLUMNS if with_text or name != "text"]
+    for spool in spools:
+        for batch in pq.ParquetFile(spool).iter_batches(batch_size=SPOOL_BATCH, columns=columns):
+            for values in zip(*(column.to_pylist() for column in batch.columns), strict=True):
+                yield dict(zip(columns, values, strict=True))
 
 
 def warehouse_samples(db_path: Path, labeler: str, prompt_version: str) -> set[bytes]:
@@ -137,11 +187,12 @@ def warehouse_samples(db_path: Path, labeler: str, prompt_version: str) -> set[b
     return done
 
 
-def label_jobs(stories: Iterator[dict[str, Any]], samples: int, done: set[bytes], config: ModelConfig,
-               skipped: list[dict[str, Any]], limit: int | None) -> Iterator[Job]:
-    """One job per story (or per `samples_per_call` of its missing samples); a story both in a landing file and
-    in the warehouse counts once. Only landing ids are remembered (raw.stories is unique on story_id), so memory
-    does not grow with the warehouse."""
+def select_stories(stories: Iterator[dict[str, Any]], samples: int, done: set[bytes],
+                   skipped: list[dict[str, Any]] | None, limit: int | None
+                   ) -> Iterator[tuple[dict[str, Any], list[int], LabelKeys]]:
+    """Each story with samples still missing, its missing sample indexes and role keys; a story both in a landing
+    file and in the warehouse counts once. Only landing ids are remembered (raw.stories is unique on story_id), so
+    memory does not grow with the warehouse."""
     landed: set[bytes] = set()
     emitted = 0
     for story in stories:
@@ -158,20 +209,38 @@ def label_jobs(stories: Iterator[dict[str, Any]], samples: int, done: set[bytes]
         try:
             keys = label_keys(story["query"], story["subject"], story["object"])
         except ValueError as exc:
-            skipped.append({"story_id": story["story_id"], "source": story["source"], "reason": str(exc)})
+            if skipped is not None:
+                skipped.append({"story_id": story["story_id"], "source": story["source"], "reason": str(exc)})
             continue
-        request = keys.request(story["text"])
         emitted += 1
+        yield story, missing, keys
+
+
+@dataclass(frozen=True)
+class Plan:
+    stories: int
+    requests: int
+    samples: int
+
+
+def plan_work(selected: Iterable[tuple[dict[str, Any], list[int], LabelKeys]], samples_per_call: int) -> Plan:
+    stories = requests = samples = 0
+    for _story, missing, _keys in selected:
+        stories += 1
+        samples += len(missing)
+        requests += -(-len(missing) // samples_per_call)
+    return Plan(stories, requests, samples)
+
+
+def label_jobs(selected: Iterable[tuple[dict[str, Any], list[int], LabelKeys]], config: ModelConfig
+               ) -> Iterator[Job]:
+    """One job per story (or per `samples_per_call` of its missing samples)."""
+    for story, missing, keys in selected:
+        request = keys.request(story["text"])
         for start in range(0, len(missing), config.samples_per_call):
             chunk = missing[start:start + config.samples_per_call]
             yield Job(key=f"{story['story_id']}/{chunk[0]}/{len(chunk)}", messages=label_messages(request),
                       n=len(chunk), meta={"story_id": story["story_id"], "samples": chunk})
-
-
-def all_stories(landing: Path, db_path: Path, include_landing: bool, spool_dir: Path) -> Iterator[dict[str, Any]]:
-    if include_landing:
-        yield from landing_stories(landing)
-    yield from warehouse_stories(db_path, spool_dir)
 
 
 def label_records(config: ModelConfig, prompt_version: str, samples: int) -> Any:
@@ -237,24 +306,29 @@ def label(models_file: Path, labeler: str, samples: int, prompt_version: str | N
     output = labels_file(landing, config.name, version)
     failure_path = failures_file(landing, f"label-{safe_file_stem(version)}", config)
     skipped: list[dict[str, Any]] = []
-    stories = all_stories(landing, db_path, include_landing, failure_path.parent / f"spool-{output.stem}")
-    jobs = label_jobs(stories, samples, done, config, skipped, limit)
     console.print(f"{config.name}: labeling under prompt version {version}, {samples} sample(s) per story; "
                   f"{len(done):,} samples already stored")
-    with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
-        if use_batch:
-            from lfh.llm_batch import run_batch
+    with spooled_stories(landing, db_path, include_landing, failure_path.parent / f"spool-{output.stem}") as spools:
+        # two passes over the spool: a count without the story text, so progress has a total and a time left
+        plan = plan_work(select_stories(read_spools(spools, with_text=False), samples, done, skipped, limit),
+                         config.samples_per_call)
+        console.print(f"{config.name}: {plan.stories:,} stories to label, {plan.samples:,} samples in "
+                      f"{plan.requests:,} requests")
+        jobs = label_jobs(select_stories(read_spools(spools, with_text=True), samples, done, None, limit), config)
+        with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
+            if use_batch:
+                from lfh.llm_batch import run_batch
 
-            stats = run_batch(config, list(jobs), label_records(config, version, samples), writer, failures,
-                              state_dir=failure_path.parent / f"batch-{output.stem}", json_mode=json_mode,
-                              poll_seconds=poll_seconds, console=console, already_stored=stored_check(done))
-        else:
-            stats = execute(config, jobs, None, writer, failures, label_records(config, version, samples),
-                            json_mode, console)
-        for item in skipped:
-            failures.append([{"time": now_iso(), "model": config.name, "key": item["story_id"],
-                              "meta": {"source": item["source"]}, "error": f"not labeled: {item['reason']}",
-                              "status": None, "tries": 0}])
+                stats = run_batch(config, list(jobs), label_records(config, version, samples), writer, failures,
+                                  state_dir=failure_path.parent / f"batch-{output.stem}", json_mode=json_mode,
+                                  poll_seconds=poll_seconds, console=console, already_stored=stored_check(done))
+            else:
+                stats = execute(config, jobs, plan.requests, writer, failures,
+                                label_records(config, version, samples), json_mode, console)
+            for item in skipped:
+                failures.append([{"time": now_iso(), "model": config.name, "key": item["story_id"],
+                                  "meta": {"source": item["source"]}, "error": f"not labeled: {item['reason']}",
+                                  "status": None, "tries": 0}])
     print_summary(console, "lfh label", [stats], [output], failure_path)
     if skipped:
         console.print(f"[yellow]{len(skipped):,} stories could not be labeled (reasons in {failure_path})")

@@ -71,12 +71,13 @@ def execute(config: ModelConfig, jobs: Iterable[Job], total: int | None, writer:
 def print_summary(console: Console, title: str, all_stats: list[RunStats], outputs: list[Path],
                   failure_file: Path | None) -> None:
     table = Table(title=title)
-    for column in ("model", "requests done", "samples stored", "failed", "HTTP calls", "retries",
+    for column in ("model", "requests planned", "requests done", "samples stored", "failed", "HTTP calls", "retries",
                    "prompt tokens", "completion tokens", "est. cost $", "seconds", "calls/s"):
         table.add_column(column, justify="right" if column != "model" else "left")
     for stats in all_stats:
         elapsed = max(stats.elapsed, 1e-6)
-        table.add_row(stats.model, f"{stats.jobs_done:,}", f"{stats.samples_done:,}", f"{stats.jobs_failed:,}",
+        planned = "?" if stats.jobs_total is None else f"{stats.jobs_total:,}"
+        table.add_row(stats.model, planned, f"{stats.jobs_done:,}", f"{stats.samples_done:,}", f"{stats.jobs_failed:,}",
                       f"{stats.requests:,}", f"{stats.retries:,}", f"{stats.prompt_tokens:,}",
                       f"{stats.completion_tokens:,}", f"{stats.cost:.4f}", f"{elapsed:.1f}",
                       f"{stats.requests / elapsed:.1f}")
