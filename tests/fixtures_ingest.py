@@ -135,8 +135,9 @@ def study_rows(count: int, repeat_text_every: int = 0) -> list[list[str | None]]
     return rows
 
 
-def run_ingest(*paths: Path) -> Result:
-    return CliRunner().invoke(ingest, [str(path) for path in paths], catch_exceptions=False)
+def run_ingest(*paths: Path, reread: bool = False) -> Result:
+    options = ["--reread"] if reread else []
+    return CliRunner().invoke(ingest, [*options, *(str(path) for path in paths)], catch_exceptions=False)
 
 
 def query_all(database: Path, sql: str) -> list[tuple]:

@@ -42,7 +42,7 @@ def test_unusable_story_rows_are_rejected_with_reason(tmp_path: Path, warehouse:
     assert json.loads(rejects[2][3])["text"] == 42
     assert rejects[0][4] == str(path.resolve())
 
-    rerun = run_ingest(path)
+    rerun = run_ingest(path, reread=True)
     assert "6 rejected" in rerun.output
     assert scalar(warehouse, "select count(*) from raw.rejects") == 6  # rejects are not recorded twice
 

@@ -19,13 +19,47 @@ def test_rerun_adds_nothing(tmp_path: Path, warehouse: Path) -> None:
     path = write_jsonl(tmp_path / "s.jsonl", story_records(10))
     run_ingest(path)
 
-    result = run_ingest(path)
+    result = run_ingest(path, reread=True)
 
     assert result.exit_code == 0
     assert "10 rows read, 0 landed, 10 duplicates, 0 rejected" in result.output
     assert scalar(warehouse, "select count(*) from raw.stories") == 10
     assert query_all(warehouse, "select rows_landed, duplicates from raw.load_log order by started_at") == \
         [(10, 0), (0, 10)]
+
+
+def test_an_unchanged_file_is_skipped_without_reading_it(tmp_path: Path, warehouse: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from lfh.landing import ingest_file
+
+    path = write_jsonl(tmp_path / "s.jsonl", story_records(10))
+    other = write_jsonl(tmp_path / "other.jsonl", story_records(10))  # same content, another path: read
+    run_ingest(path)
+
+    def no_reading(*_: object) -> None:
+        raise AssertionError("an unchanged file was read again")
+
+    reading = ingest_file.read_batch
+    monkeypatch.setattr(ingest_file, "read_batch", no_reading)
+    result = run_ingest(path)
+    monkeypatch.setattr(ingest_file, "read_batch", reading)  # not monkeypatch.undo(): that would drop LFH_DB too
+    again = run_ingest(other)
+
+    assert result.exit_code == 0, result.output
+    assert "unchanged since its load at" in result.output and "skipped: 0 landed" in result.output
+    assert "10 rows read, 0 landed, 10 duplicates" in again.output
+    assert scalar(warehouse, "select count(*) from raw.stories") == 10
+    assert scalar(warehouse, "select count(*) from raw.load_log") == 2  # a skip writes no load_log row
+
+
+def test_a_failed_load_is_not_mistaken_for_a_loaded_file(tmp_path: Path, warehouse: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text("not json at all\n", encoding="utf-8")
+    assert run_ingest(path).exit_code != 0
+
+    again = run_ingest(path)
+
+    assert again.exit_code != 0 and "FAILED" in again.output
 
 
 def test_grown_file_adds_only_new_rows_with_the_same_ids(tmp_path: Path, warehouse: Path) -> None:

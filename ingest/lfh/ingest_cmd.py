@@ -1,7 +1,8 @@
 """`lfh ingest PATH...`: land study workbooks and the project's JSONL/CSV/Parquet files in the raw schema.
 
-Each file lands in its own transaction (all or nothing). A file that cannot be read at all is logged as failed
-and reported; the other files are still landed, and the command then exits with status 1.
+Each file lands in its own transaction (all or nothing); a file already loaded with the same checksum is skipped.
+A file that cannot be read at all is logged as failed and reported; the other files are still landed, and the
+command then exits with status 1.
 """
 
 from __future__ import annotations
@@ -17,27 +18,31 @@ from lfh.landing.schema import ensure_raw_schema
 from lfh.paths import database_path
 
 
-def ingest_paths(paths: list[Path], db_path: Path | None = None) -> tuple[list[FileResult], list[Path]]:
+def ingest_paths(paths: list[Path], db_path: Path | None = None,
+                 reread: bool = False) -> tuple[list[FileResult], list[Path]]:
     """Land every file under paths in the warehouse; (results per file, files skipped for their extension)."""
     files, skipped = discover_files(paths)
     connection = connect(db_path)
     try:
         ensure_raw_schema(connection)
-        return [ingest_file(connection, path) for path in files], skipped
+        return [ingest_file(connection, path, reread) for path in files], skipped
     finally:
         connection.close()
 
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-def ingest(paths: tuple[Path, ...]) -> None:
+@click.option("--reread", is_flag=True,
+              help="Read files again even when unchanged since their last load (e.g. after editing the seeds).")
+def ingest(paths: tuple[Path, ...], reread: bool) -> None:
     """Land files or folders (searched recursively) into the warehouse's raw schema.
 
     Reads study workbooks (.xlsx) and the project's stories / label responses as JSON Lines (.jsonl, .json),
     .csv or .parquet; stories vs label responses is decided by the columns present. Re-running adds nothing;
-    a file that grew adds only its new rows; unusable rows go to raw.rejects.
+    a file that grew adds only its new rows; a file unchanged since its last load (same path and checksum) is
+    skipped without reading it; unusable rows go to raw.rejects.
     """
-    results, skipped = ingest_paths(list(paths))
+    results, skipped = ingest_paths(list(paths), reread=reread)
     for path in skipped:
         click.echo(f"{path}: skipped (not .xlsx, .jsonl, .ndjson, .json, .csv or .parquet)")
     for result in results:

@@ -1,4 +1,9 @@
-"""Ingesting one file: checksum, read by format, normalise into a Batch, land it in one transaction."""
+"""Ingesting one file: checksum, read by format, normalise into a Batch, land it in one transaction.
+
+A file whose path and checksum are already in raw.load_log as loaded is not read again (its rows would all be
+duplicates); a file that changed, e.g. grew, has another checksum and is read. `reread=True` reads it anyway,
+e.g. after the seeds changed so that rows rejected before (unknown prompt) can land now.
+"""
 
 from __future__ import annotations
 
@@ -30,10 +35,14 @@ class FileResult:
     rows_read: int
     counts: LandedCounts
     error: str | None = None
+    unchanged_since: datetime | None = None  # set when the file was skipped: when its identical copy was loaded
 
     def summary(self) -> str:
         if self.error is not None:
             return f"{self.path}: FAILED, nothing landed: {self.error}"
+        if self.unchanged_since is not None:
+            return (f"{self.path}: unchanged since its load at {self.unchanged_since:%Y-%m-%d %H:%M:%S} "
+                    f"(same checksum), skipped: 0 landed (use --reread to read it again)")
         counts = self.counts
         per_table = [(counts.stories, "stories"), (counts.label_responses, "label responses"),
                      (counts.hand_labels, "hand labels")]
@@ -49,6 +58,15 @@ def file_sha256(path: Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def loaded_at_before(connection: duckdb.DuckDBPyConnection, path: Path, sha256: str) -> datetime | None:
+    """When this exact file (path and checksum) was fully loaded before, else None."""
+    row = connection.execute(
+        "select max(started_at) from raw.load_log where source_file = ? and file_sha256 = ? and status = 'loaded'",
+        [str(path), sha256],
+    ).fetchone()
+    return row[0] if row else None
 
 
 def read_batch(path: Path) -> Batch:
@@ -67,8 +85,9 @@ def read_batch(path: Path) -> Batch:
     return project_batch(path, records)
 
 
-def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path) -> FileResult:
-    """Land one file all-or-nothing. A file that cannot be used is logged as failed in raw.load_log."""
+def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path, reread: bool = False) -> FileResult:
+    """Land one file all-or-nothing. A file that cannot be used is logged as failed in raw.load_log; a file loaded
+    before with the same checksum is skipped unless reread."""
     provenance = Provenance(source_file=str(path), file_sha256="", loaded_at=datetime.now(),
                             load_id=uuid.uuid4().hex)
     try:
@@ -76,6 +95,10 @@ def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path) -> FileResult
             raise UnreadableFileError(path, "no such file")
         provenance = Provenance(source_file=str(path), file_sha256=file_sha256(path),
                                 loaded_at=provenance.loaded_at, load_id=provenance.load_id)
+        previous_load = None if reread else loaded_at_before(connection, path, provenance.file_sha256)
+        if previous_load is not None:
+            return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(),
+                              unchanged_since=previous_load)
         batch = read_batch(path)
         counts = land_batch(connection, batch, provenance)
     except (UnreadableFileError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lfh.identity import response_id
+from lfh.identity import response_ids
 from lfh.landing.batch import Batch
 from lfh.landing.errors import UnreadableFileError
 from lfh.landing.read_json import RECORD_KIND
@@ -139,14 +139,7 @@ def labels_batch(records: RawRecords) -> Batch:
         _integer("completion_tokens").cast(pl.Int32).alias("completion_tokens"),
         pl.col("time").alias("responded_at"),
     )
-    ids = [
-        response_id(story, labeler, version, index)
-        for story, labeler, version, index in zip(
-            accepted["story_id"].to_list(), accepted["labeler_model"].to_list(),
-            accepted["prompt_version"].to_list(), accepted["sample_index"].to_list(), strict=True,
-        )
-    ]
-    responses = accepted.with_columns(pl.Series("response_id", ids, dtype=pl.String)).select(LABEL_RESPONSE_COLUMNS)
+    responses = accepted.with_columns(response_ids(accepted).alias("response_id")).select(LABEL_RESPONSE_COLUMNS)
     return Batch(
         file_kind=f"labels_{records.source_kind}", source_kind=records.source_kind, rows_read=records.rows_read,
         label_responses=responses,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from lfh.identity import canonical_model, story_id
+from lfh.identity import canonical_model, story_ids
 from lfh.landing.catalog import known_queries, normalized_query_expr
 
 STORY_COLUMNS = ["story_id", "model", "model_canonical", "query", "subject", "object", "role_category",
@@ -22,7 +22,7 @@ def _blank(column: str) -> pl.Expr:
 
 def identify_stories(candidates: pl.DataFrame) -> pl.DataFrame:
     """Adds model_canonical, occurrence (order among identical canonical model, query, text in this file, by row)
-    and story_id (the given one, else lfh.identity.story_id of the content)."""
+    and story_id (the given one, else lfh.identity.story_id of the content, computed for the whole frame)."""
     models = [name for name in candidates["model"].unique().to_list() if name is not None]
     aliases = {name: canonical_model(name) for name in models}
     frame = candidates.sort("source_row").with_columns(
@@ -31,16 +31,7 @@ def identify_stories(candidates: pl.DataFrame) -> pl.DataFrame:
     )
     identical = ["model_canonical", "query", "story_text"]
     frame = frame.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over(identical).alias("occurrence"))
-    derived = [
-        story_id(model, query, text, occurrence)
-        for model, query, text, occurrence in zip(
-            frame["model_canonical"].to_list(), frame["query"].to_list(),
-            frame["story_text"].to_list(), frame["occurrence"].to_list(), strict=True,
-        )
-    ]
-    return frame.with_columns(
-        pl.coalesce(pl.col("given_story_id"), pl.Series("derived", derived, dtype=pl.String)).alias("story_id")
-    )
+    return frame.with_columns(pl.coalesce(pl.col("given_story_id"), story_ids(frame)).alias("story_id"))
 
 
 def rejection_reason(catalog: frozenset[str] | None = None) -> pl.Expr:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from lfh.identity import response_id
+from lfh.identity import response_ids
 from lfh.landing.literals import string_list_column
 from lfh.landing.project_formats import LABEL_RESPONSE_COLUMNS
 
@@ -40,14 +40,12 @@ def label_responses(rows: pl.DataFrame, labeler_model: str, prompt_version: str)
         .explode("response_text")
         .with_columns(pl.int_range(pl.len(), dtype=pl.Int32).over("source_row").alias("sample_index"))
     )
-    ids = [response_id(story, labeler_model, prompt_version, index)
-           for story, index in zip(samples["story_id"].to_list(), samples["sample_index"].to_list(), strict=True)]
     responses = samples.with_columns(
-        pl.Series("response_id", ids, dtype=pl.String),
         pl.lit(labeler_model).alias("labeler_model"), pl.lit(prompt_version).alias("prompt_version"),
         pl.lit(None, dtype=pl.String).alias("responded_at"),
         pl.lit(None, dtype=pl.Int32).alias("prompt_tokens"), pl.lit(None, dtype=pl.Int32).alias("completion_tokens"),
-    ).select(LABEL_RESPONSE_COLUMNS)
+    )
+    responses = responses.with_columns(response_ids(responses).alias("response_id")).select(LABEL_RESPONSE_COLUMNS)
     return responses, rejected
 
 
