@@ -110,3 +110,57 @@ def test_folder_is_searched_and_kind_comes_from_columns(tmp_path: Path, warehous
     assert scalar(warehouse, "select count(*) from raw.label_responses") == 7
     assert scalar(warehouse, "select count(*) from raw.load_log where status = 'loaded'") == 4
     assert scalar(warehouse, "select count(*) from raw.label_responses l join raw.stories s using (story_id)") == 7
+
+
+@pytest.mark.parametrize("extension", sorted(WRITERS))
+def test_story_token_usage_lands_when_given(tmp_path: Path, warehouse: Path, extension: str) -> None:
+    # the shape `lfh generate` writes: usage on the call's first story, 0 on the others, plus keys ingest ignores
+    records = [{**record, "prompt_id": "p01", "story_index": index, "model_id": "gpt-3.5-turbo-0125",
+                "prompt_tokens": 40 if index == 0 else 0, "completion_tokens": 900 if index == 0 else 0}
+               for index, record in enumerate(story_records(3))]
+    path = WRITERS[extension](tmp_path / f"generated.{extension}", records)
+
+    result = run_ingest(path)
+
+    assert "3 rows read, 3 landed" in result.output, result.output
+    assert query_all(warehouse, "select prompt_tokens, completion_tokens from raw.stories order by source_row") == \
+        [(40, 900), (0, 0), (0, 0)]
+
+
+def test_stories_without_token_usage_land_nulls(tmp_path: Path, warehouse: Path) -> None:
+    run_ingest(write_jsonl(tmp_path / "s.jsonl", story_records(2)))
+    assert query_all(warehouse, "select prompt_tokens, completion_tokens from raw.stories") == [(None, None)] * 2
+
+
+def test_a_story_with_a_bad_token_count_is_rejected(tmp_path: Path, warehouse: Path) -> None:
+    good, fractional, text, huge = story_records(4)
+    records = [{**good, "prompt_tokens": "12"}, {**fractional, "prompt_tokens": 1.5},
+               {**text, "completion_tokens": "many"}, {**huge, "completion_tokens": 2**40}]
+
+    result = run_ingest(write_jsonl(tmp_path / "s.jsonl", records))
+
+    assert "4 rows read, 1 landed, 0 duplicates, 3 rejected" in result.output
+    assert query_all(warehouse, "select prompt_tokens from raw.stories") == [(12,)]
+    assert query_all(warehouse, "select source_row, reason from raw.rejects order by 1") == \
+        [(2, "bad_token_count"), (3, "bad_token_count"), (4, "bad_token_count")]
+
+
+def test_an_older_warehouse_gains_the_story_token_columns(tmp_path: Path, warehouse: Path) -> None:
+    import duckdb
+
+    from lfh.landing.schema import RAW_TABLES
+
+    older_stories = RAW_TABLES["stories"]
+    for added in ("prompt_tokens integer,", "completion_tokens integer,"):
+        older_stories = older_stories.replace(added, "")
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    connection = duckdb.connect(str(warehouse))
+    connection.execute("create schema raw")
+    connection.execute(f"create table raw.stories ({older_stories})")
+    connection.close()
+
+    records = [{**record, "prompt_tokens": 7, "completion_tokens": 8} for record in story_records(1)]
+    result = run_ingest(write_jsonl(tmp_path / "s.jsonl", records))
+
+    assert result.exit_code == 0, result.output
+    assert query_all(warehouse, "select prompt_tokens, completion_tokens from raw.stories") == [(7, 8)]

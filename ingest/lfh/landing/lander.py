@@ -45,7 +45,8 @@ class LandedCounts:
 # table -> (its columns taken from the batch, the key that makes a row a duplicate)
 _TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "stories": (["story_id", "model", "model_canonical", "query", "subject", "object", "role_category",
-                 "story_text", "generated_at", "occurrence", "source_kind", "prompt_id"], ["story_id"]),
+                 "story_text", "generated_at", "occurrence", "source_kind", "prompt_id", "prompt_tokens",
+                 "completion_tokens"], ["story_id"]),
     "label_responses": (["response_id", "story_id", "labeler_model", "prompt_version", "sample_index",
                          "request_text", "response_text", "responded_at", "prompt_tokens", "completion_tokens"],
                         ["response_id"]),

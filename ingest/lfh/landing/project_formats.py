@@ -15,7 +15,9 @@ from lfh.landing.records import RawRecords
 from lfh.landing.rejects import combine, reject_rows
 from lfh.landing.stories import identify_stories, split_stories
 
-STORY_FIELDS = ("story_id", "model", "query", "subject", "object", "text", "time", "prompt_id", "role_category")
+STORY_FIELDS = ("story_id", "model", "query", "subject", "object", "text", "time", "prompt_id", "role_category",
+                "prompt_tokens", "completion_tokens")
+TOKEN_FIELDS = ("prompt_tokens", "completion_tokens")
 STORY_REQUIRED = ("model", "query", "text")
 LABEL_FIELDS = ("story_id", "labeler_model", "prompt_version", "request_text", "sample_index", "response_text",
                 "time", "prompt_tokens", "completion_tokens")
@@ -41,7 +43,8 @@ def detect_content(path: Path, records: RawRecords) -> str:
     if not missing:
         return "stories"
     raise UnreadableFileError(
-        path, f"neither stories (needs {list(STORY_REQUIRED)}; optional story_id, subject, object, time, prompt_id) "
+        path, f"neither stories (needs {list(STORY_REQUIRED)}; optional story_id, subject, object, time, prompt_id, "
+              f"prompt_tokens, completion_tokens) "
               f"nor label responses (needs {list(LABEL_REQUIRED)}); found columns {sorted(records.all_columns())}")
 
 
@@ -70,6 +73,23 @@ def _record_rejections(records: RawRecords) -> tuple[pl.DataFrame, pl.DataFrame]
     return checked.filter(pl.col("reason").is_null()).drop("reason"), bad
 
 
+def _bad_tokens(records: RawRecords) -> pl.Expr:
+    """A token count given but not an integer (JSON/Parquet integer, or text of one)."""
+    bad = pl.lit(False)
+    for name in TOKEN_FIELDS:
+        if name in records.frame.columns:
+            bad = bad | (pl.col(name).is_not_null() & (
+                _integer(name).cast(pl.Int32, strict=False).is_null()
+                | records.value_kind(name).is_in(["integer", "string", "null"]).not_()))
+    return bad
+
+
+def _token_count(records: RawRecords, name: str) -> pl.Expr:
+    if name not in records.frame.columns:
+        return pl.lit(None, dtype=pl.Int32).alias(name)
+    return _integer(name).cast(pl.Int32, strict=False).alias(name)
+
+
 def stories_batch(records: RawRecords) -> Batch:
     usable, bad_records = _record_rejections(records)
     candidates = usable.select(
@@ -79,6 +99,7 @@ def stories_batch(records: RawRecords) -> Batch:
         _text(records, "story_id").alias("given_story_id"), _text(records, "prompt_id"),
         records.value_kind("model").alias("model_kind"), records.value_kind("query").alias("query_kind"),
         records.value_kind("text").alias("text_kind"), pl.lit(False).alias("keep_empty_text"),
+        *(_token_count(records, name) for name in TOKEN_FIELDS), _bad_tokens(records).alias("bad_tokens"),
     ).with_columns(pl.when(pl.col("given_story_id").str.strip_chars() == "").then(None)
                    .otherwise(pl.col("given_story_id")).alias("given_story_id"))
     stories, rejected = split_stories(identify_stories(candidates))
@@ -99,10 +120,6 @@ def _blank(name: str) -> pl.Expr:
 
 def _label_reason(records: RawRecords) -> pl.Expr:
     integer_kinds = ["integer", "string", "null"]
-    bad_tokens = pl.lit(False)
-    for name in ("prompt_tokens", "completion_tokens"):
-        bad_tokens = bad_tokens | (pl.col(name).is_not_null() & (
-            _integer(name).is_null() | records.value_kind(name).is_in(integer_kinds).not_()))
     return (
         pl.when(_blank("story_id")).then(pl.lit("no_story_id"))
         .when(_blank("labeler_model")).then(pl.lit("no_labeler_model"))
@@ -111,7 +128,7 @@ def _label_reason(records: RawRecords) -> pl.Expr:
               | records.value_kind("sample_index").is_in(integer_kinds).not_()).then(pl.lit("bad_sample_index"))
         .when(pl.col("response_text").is_null()).then(pl.lit("no_response_text"))
         .when(records.value_kind("response_text") != "string").then(pl.lit("response_not_string"))
-        .when(bad_tokens).then(pl.lit("bad_token_count"))
+        .when(_bad_tokens(records)).then(pl.lit("bad_token_count"))
         .otherwise(pl.lit(None, dtype=pl.String))
     )
 

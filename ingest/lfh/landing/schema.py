@@ -29,7 +29,9 @@ RAW_TABLES: dict[str, str] = {
         generated_at varchar,
         occurrence integer not null,
         source_kind varchar not null,
-        prompt_id varchar,{PROVENANCE}""",
+        prompt_id varchar,
+        prompt_tokens integer,
+        completion_tokens integer,{PROVENANCE}""",
     "label_responses": f"""
         response_id varchar not null,
         story_id varchar not null,
@@ -78,8 +80,18 @@ RAW_TABLES: dict[str, str] = {
 }
 
 
+# Columns added after warehouses already existed: added (null for the rows landed before) when missing.
+ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "stories": [("prompt_tokens", "integer"), ("completion_tokens", "integer")],
+}
+
+
 def ensure_raw_schema(connection: duckdb.DuckDBPyConnection) -> None:
-    """Create the raw schema and the tables `lfh ingest` writes, when missing (never alters existing ones)."""
+    """Create the raw schema and the tables `lfh ingest` writes when missing; add ADDED_COLUMNS to older tables
+    (nothing else of an existing table is changed)."""
     connection.execute("create schema if not exists raw")
     for table, columns in RAW_TABLES.items():
         connection.execute(f"create table if not exists raw.{table} ({columns}\n)")
+    for table, added in ADDED_COLUMNS.items():
+        for name, sql_type in added:
+            connection.execute(f"alter table raw.{table} add column if not exists {name} {sql_type}")

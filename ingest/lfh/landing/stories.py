@@ -1,8 +1,9 @@
 """Story candidates from any format -> identified, checked stories (ids from lfh.identity) and row rejections.
 
 A candidate frame has: source_row, model, query, subject, object, role_category, text, generated_at,
-given_story_id, prompt_id (all String), model_kind, query_kind, text_kind (value kinds, see records.py) and
-keep_empty_text (Boolean: the row carries labels of an empty answer, so the empty answer is an observation).
+given_story_id, prompt_id (all String), prompt_tokens, completion_tokens (Int32, usage when known), model_kind,
+query_kind, text_kind (value kinds, see records.py), bad_tokens (Boolean: a token count that is not an integer)
+and keep_empty_text (Boolean: the row carries labels of an empty answer, so the empty answer is an observation).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from lfh.identity import canonical_model, story_ids
 from lfh.landing.catalog import known_queries, normalized_query_expr
 
 STORY_COLUMNS = ["story_id", "model", "model_canonical", "query", "subject", "object", "role_category",
-                 "story_text", "generated_at", "occurrence", "prompt_id", "source_row"]
+                 "story_text", "generated_at", "occurrence", "prompt_id", "prompt_tokens", "completion_tokens",
+                 "source_row"]
 
 
 def _blank(column: str) -> pl.Expr:
@@ -44,6 +46,7 @@ def rejection_reason(catalog: frozenset[str] | None = None) -> pl.Expr:
         .when(pl.col("text_kind").is_in(["string", "null"]).not_()).then(pl.lit("text_not_string"))
         .when(_blank("text") & pl.col("keep_empty_text").not_()).then(pl.lit("no_text"))
         .when(unknown_prompt).then(pl.lit("unknown_prompt"))
+        .when(pl.col("bad_tokens")).then(pl.lit("bad_token_count"))
         .otherwise(pl.lit(None, dtype=pl.String))
     )
 
@@ -55,6 +58,7 @@ REASON_DETAILS: dict[str, str] = {
     "no_text": "the story text is missing or empty",
     "unknown_prompt": "the query is not in seeds/prompt_catalog.csv (whitespace-normalised) and the row has no "
                       "Role Category to place it: add the prompt to the catalog or a role_category",
+    "bad_token_count": "prompt_tokens or completion_tokens is not an integer",
 }
 
 

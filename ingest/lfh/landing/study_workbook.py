@@ -91,8 +91,9 @@ def study_batch(path: Path, records: RawRecords) -> Batch:
          else pl.lit(None, dtype=pl.String)).alias("role_category"),
         pl.col("LLM Response").alias("text"), pl.col("Time").alias("generated_at"),
         pl.lit(None, dtype=pl.String).alias("given_story_id"), pl.lit(None, dtype=pl.String).alias("prompt_id"),
+        pl.lit(None, dtype=pl.Int32).alias("prompt_tokens"), pl.lit(None, dtype=pl.Int32).alias("completion_tokens"),
         pl.lit("string").alias("model_kind"), pl.lit("string").alias("query_kind"), pl.lit("string").alias("text_kind"),
-        carries_labels.alias("keep_empty_text"),
+        pl.lit(False).alias("bad_tokens"), carries_labels.alias("keep_empty_text"),
     )
     stories, rejected_stories = split_stories(identify_stories(candidates))
     rows = frame.join(stories.select("source_row", "story_id"), on="source_row", how="inner")
