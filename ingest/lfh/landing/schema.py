@@ -1,8 +1,7 @@
 """The DDL of the raw tables `lfh ingest` writes (docs/CONTRACTS.md). One place, so every writer agrees.
 
-Columns beyond the contract: raw.stories.prompt_id (the project's formats may carry it), raw.rejects.detail
-(a sentence saying what was wrong and where), and raw.load_log.{stories,label_responses,hand_labels}_landed
-(the per-table split of rows_landed).
+Columns beyond the contract: raw.rejects.detail (a sentence saying what was wrong and where), and
+raw.load_log.{stories,label_responses,hand_labels}_landed (the per-table split of rows_landed).
 """
 
 from __future__ import annotations
