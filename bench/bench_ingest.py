@@ -3,13 +3,16 @@
 Generates the files in a temporary folder, then times, in the same run:
 - the floor: DuckDB reading the same file once into an in-memory table (create table as select * from read_...);
 - `lfh ingest` logic (lfh.ingest_cmd.ingest_paths) into a fresh warehouse file;
-- a re-run of the same file (everything is a duplicate).
-Prints seconds and the ratio of each to the floor.  Run: .venv/bin/python -m bench.bench_ingest [--rows N]
+- a re-run of the same file: unchanged since its load, so skipped after checksumming it;
+- a forced re-read of it (`--reread`): every row read, identified and found to be a duplicate.
+Prints seconds and the ratio of each to the floor, and the load average (other jobs share the 2 cores).
+Run: .venv/bin/python -m bench.bench_ingest [--rows N]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -56,12 +59,13 @@ def floor_seconds(path: Path) -> tuple[float, float]:
         connection.close()
 
 
-def ingest_seconds(path: Path, database: Path) -> tuple[tuple[float, float], int]:
+def ingest_seconds(path: Path, database: Path, reread: bool = False) -> tuple[tuple[float, float], int, bool]:
+    """(seconds, stories landed, whether the file was skipped as unchanged)."""
     results: list = []
-    seconds = timed(lambda: results.extend(ingest_paths([path], database)[0]))
+    seconds = timed(lambda: results.extend(ingest_paths([path], database, reread=reread)[0]))
     (result,) = results
     assert result.error is None, result.error
-    return seconds, result.counts.stories
+    return seconds, result.counts.stories, result.unchanged_since is not None
 
 
 def main() -> None:
@@ -76,16 +80,26 @@ def main() -> None:
         stories.write_parquet(parquet)
         print(f"{rows:,} stories; JSONL {jsonl.stat().st_size / 1e6:,.0f} MB, "
               f"Parquet {parquet.stat().st_size / 1e6:,.0f} MB")
-        print("seconds as wall/cpu; ratio = wall / floor wall (cpu ratio in brackets)")
-        print(f"{'file':<9}{'floor':>12}{'ingest':>14}{'ratio':>13}{'re-run':>14}{'ratio':>13}{'landed':>10}")
+        print("seconds as wall/cpu; ratio = wall / floor wall (cpu ratio in brackets); "
+              f"load average before: {_load()}")
+        print(f"{'file':<9}{'floor':>12}{'ingest':>14}{'ratio':>13}{'re-run':>13}{'ratio':>13}{'re-read':>14}"
+              f"{'ratio':>13}{'landed':>10}")
         for path in (jsonl, parquet):
             database = root / f"{path.suffix[1:]}.duckdb"
             floor = floor_seconds(path)
-            first, landed = ingest_seconds(path, database)
-            again, landed_again = ingest_seconds(path, database)
-            assert landed == rows and landed_again == 0, (landed, landed_again)
+            first, landed, _ = ingest_seconds(path, database)
+            again, landed_again, skipped = ingest_seconds(path, database)
+            reread, landed_reread, reread_skipped = ingest_seconds(path, database, reread=True)
+            assert landed == rows and landed_again == landed_reread == 0, (landed, landed_again, landed_reread)
+            assert skipped and not reread_skipped, (skipped, reread_skipped)
             print(f"{path.suffix[1:]:<9}{_pair(floor):>12}{_pair(first):>14}{_ratio(first, floor):>13}"
-                  f"{_pair(again):>14}{_ratio(again, floor):>13}{landed:>10,}")
+                  f"{_pair(again):>13}{_ratio(again, floor):>13}{_pair(reread):>14}{_ratio(reread, floor):>13}"
+                  f"{landed:>10,}")
+        print(f"load average after: {_load()}")
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def _pair(seconds: tuple[float, float]) -> str:
