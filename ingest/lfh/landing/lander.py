@@ -66,7 +66,8 @@ def _insert_new(connection: duckdb.DuckDBPyConnection, table: str, frame: pl.Dat
     if frame.select(within_file_key).is_duplicated().any():
         frame = frame.sort("source_row").unique(subset=within_file_key, keep="first", maintain_order=True)
     view = f"incoming_{table}"
-    connection.register(view, frame)
+    # polars' own string layout (Arrow string views) hands the frame to DuckDB without copying the texts
+    connection.register(view, frame.to_arrow(compat_level=pl.CompatLevel.newest()))
     try:
         selected = ", ".join(f"i.{name}" for name in columns if name not in _PROVENANCE)
         match = " and ".join(f"t.{name} is not distinct from i.{name}" for name in key)
