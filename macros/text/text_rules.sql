@@ -89,3 +89,16 @@
     {%- set characters = "' ' || chr(9) || chr(10) || chr(13)" -%}
     {%- if side == 'left' -%}ltrim({{ text_expr }}, {{ characters }}){%- else -%}trim({{ text_expr }}, {{ characters }}){%- endif -%}
 {%- endmacro %}
+
+{#- §4.1, for speed: the request up to its first '}' (where the type-definition block ends in every request format
+    the project knows). Requests share few heads, so request_role_keys runs once per distinct head. The head's keys
+    equal the whole request's whenever the head holds 'type definition' and a keyed block after it: the leftmost
+    {...} match cannot reach past the head's closing '}', so the whole text has the same first match. Otherwise
+    (no '}', no 'type definition' before it, or no keyed block) the caller reads the whole request. -#}
+{% macro request_head(request_expr) -%}
+    substr({{ request_expr }}, 1, strpos({{ request_expr }}, '}'))
+{%- endmacro %}
+
+{% macro request_head_has_keys(head_expr, head_keys_expr) -%}
+    coalesce({{ laissez_faire.text_contains(head_expr, "'type definition'") }} and {{ laissez_faire.list_length(head_keys_expr) }} >= 1, false)
+{%- endmacro %}

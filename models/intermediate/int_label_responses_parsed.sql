@@ -3,12 +3,32 @@
 -- not parse or lacks a role's keys is kept with a reject_reason; nothing is dropped.
 with
 
--- the request is reduced to its role keys at once: its text (the story included) is the bulk of the table
+-- the request is reduced to its role keys at once: its text (the story included) is the bulk of the table. Requests
+-- share few heads (the text up to the type-definition block's '}'), so the keys are read once per distinct head and
+-- from the whole request only when its head does not hold them (see request_head in macros/text). The table is
+-- scanned twice rather than held in a shared CTE: holding the request texts costs more than reading them again
+distinct_heads as (
+    select distinct {{ request_head('request_text') }} as request_head
+    from {{ ref('stg_label_responses') }}
+),
+
+head_keys as (
+    select request_head, {{ request_role_keys('request_head') }} as head_role_keys
+    from distinct_heads
+),
+
 responses as (
     select
-        response_id, story_id, labeler_model, prompt_version, sample_index, response_text,
-        {{ request_role_keys('request_text') }} as request_role_keys
-    from {{ ref('stg_label_responses') }}
+        requests.response_id, requests.story_id, requests.labeler_model, requests.prompt_version,
+        requests.sample_index, requests.response_text,
+        case
+            when {{ request_head_has_keys('head_keys.request_head', 'head_keys.head_role_keys') }}
+                then head_keys.head_role_keys
+            else {{ request_role_keys('requests.request_text') }}
+        end as request_role_keys
+    from {{ ref('stg_label_responses') }} as requests
+    left join head_keys
+        on {{ request_head('requests.request_text') }} = head_keys.request_head
 ),
 
 stories as (
@@ -54,17 +74,36 @@ with_keys as (
         coalesce({{ list_element('responses.request_role_keys', 1) }}, stories.catalog_subject_key)
             as subject_role_text,
         coalesce({{ list_element('responses.request_role_keys', 2) }}, stories.catalog_object_key)
-            as object_role_text_asked,
-        {{ trim_whitespace('responses.response_text') }} as response_trimmed
+            as object_role_text_asked
     from responses
     left join stories
         on responses.story_id = stories.story_id
 ),
 
-recovered as (
+role_keyed as (
     select
         with_keys.* exclude (object_role_text_asked),
-        case when has_object_role then object_role_text_asked end as object_role_text,
+        case when has_object_role then object_role_text_asked end as object_role_text
+    from with_keys
+),
+
+-- a parse depends only on the response text and the keys asked for: samples and reruns often repeat an answer,
+-- so each distinct combination is parsed once and joined back
+parse_inputs as (
+    select distinct response_text, subject_role_text, object_role_text, has_object_role
+    from role_keyed
+),
+
+trimmed as (
+    select
+        parse_inputs.*,
+        {{ trim_whitespace('parse_inputs.response_text') }} as response_trimmed
+    from parse_inputs
+),
+
+recovered as (
+    select
+        trimmed.*,
         {{ json_is_valid('response_trimmed') }} as is_json,
         -- the span from the first '{' to the last '}': valid JSON only when it is exactly one balanced object
         case
@@ -77,7 +116,7 @@ recovered as (
                     {{ last_position('response_trimmed', "'}'") }} - strpos(response_trimmed, '{') + 1
                 )
         end as embedded_object_text
-    from with_keys
+    from trimmed
 ),
 
 parsed as (
@@ -144,7 +183,6 @@ judged as (
     select
         typed.*,
         case
-            when is_orphan then 'orphan_story'
             when response_trimmed is null or response_trimmed = '' then 'empty_response'
             when response_json is null and strpos(response_trimmed, '{') = 0 then 'not_json'
             when response_json is null then 'unrecoverable_json'
@@ -157,47 +195,94 @@ judged as (
             when coalesce(subject_references_type, 'NULL') not in ('ARRAY', 'NULL') then 'subject_references_not_a_list'
             when has_object_role and coalesce(object_references_type, 'NULL') not in ('ARRAY', 'NULL')
                 then 'object_references_not_a_list'
-        end as reject_reason
+        end as parse_reject_reason
     from typed
+),
+
+parse_results as (
+    select
+        judged.response_text,
+        judged.subject_role_text,
+        judged.object_role_text,
+        judged.has_object_role,
+        judged.response_json,
+        judged.is_recovered,
+        judged.parse_reject_reason,
+        case
+            when judged.parse_reject_reason is not null then null
+            when judged.subject_name_key = judged.subject_role_text || ' name'
+                and judged.subject_references_key = judged.subject_role_text || ' references'
+                and (not judged.has_object_role or (
+                    judged.object_name_key = judged.object_role_text || ' name'
+                    and judged.object_references_key = judged.object_role_text || ' references'))
+                then 'exact'
+            else 'case_insensitive'
+        end as key_match,
+        case when judged.parse_reject_reason is null then {{ json_value_string('judged.subject_name_value') }} end
+            as subject_name,
+        case when judged.parse_reject_reason is null then coalesce(
+            case when judged.subject_references_type = 'ARRAY'
+                then {{ json_value_text_list('judged.subject_references_value') }} end, []) end as subject_references,
+        case when judged.parse_reject_reason is null and judged.has_object_role
+            then {{ json_value_string('judged.object_name_value') }} end as object_name,
+        case when judged.parse_reject_reason is null and judged.has_object_role then coalesce(
+            case when judged.object_references_type = 'ARRAY'
+                then {{ json_value_text_list('judged.object_references_value') }} end, []) end as object_references
+    from judged
+),
+
+-- an orphan response (its story is not loaded) is parsed all the same but rejected first
+reasoned as (
+    select
+        role_keyed.response_id,
+        role_keyed.story_id,
+        role_keyed.labeler_model,
+        role_keyed.prompt_version,
+        role_keyed.sample_index,
+        role_keyed.is_orphan,
+        role_keyed.key_source,
+        role_keyed.subject_role_text,
+        role_keyed.object_role_text,
+        role_keyed.has_object_role,
+        parse_results.response_json,
+        parse_results.is_recovered,
+        case when role_keyed.is_orphan then 'orphan_story' else parse_results.parse_reject_reason end
+            as reject_reason,
+        parse_results.key_match,
+        parse_results.subject_name,
+        parse_results.subject_references,
+        parse_results.object_name,
+        parse_results.object_references
+    from role_keyed
+    inner join parse_results
+        on role_keyed.response_text is not distinct from parse_results.response_text
+        and role_keyed.subject_role_text is not distinct from parse_results.subject_role_text
+        and role_keyed.object_role_text is not distinct from parse_results.object_role_text
+        and role_keyed.has_object_role = parse_results.has_object_role
 )
 
 select
-    judged.response_id,
-    judged.story_id,
-    judged.labeler_model,
-    judged.prompt_version,
-    judged.sample_index,
+    reasoned.response_id,
+    reasoned.story_id,
+    reasoned.labeler_model,
+    reasoned.prompt_version,
+    reasoned.sample_index,
     coalesce(runs.is_selected_run, false) as is_selected_run,
-    judged.key_source,
-    judged.subject_role_text,
-    judged.object_role_text,
-    judged.has_object_role,
-    judged.response_json,
-    judged.is_recovered,
-    judged.reject_reason is null as is_valid,
-    judged.reject_reason,
-    case
-        when judged.reject_reason is not null then null
-        when judged.subject_name_key = judged.subject_role_text || ' name'
-            and judged.subject_references_key = judged.subject_role_text || ' references'
-            and (not judged.has_object_role or (
-                judged.object_name_key = judged.object_role_text || ' name'
-                and judged.object_references_key = judged.object_role_text || ' references'))
-            then 'exact'
-        else 'case_insensitive'
-    end as key_match,
-    case when judged.reject_reason is null then {{ json_value_string('judged.subject_name_value') }} end
-        as subject_name,
-    case when judged.reject_reason is null then coalesce(
-        case when judged.subject_references_type = 'ARRAY'
-            then {{ json_value_text_list('judged.subject_references_value') }} end, []) end as subject_references,
-    case when judged.reject_reason is null and judged.has_object_role
-        then {{ json_value_string('judged.object_name_value') }} end as object_name,
-    case when judged.reject_reason is null and judged.has_object_role then coalesce(
-        case when judged.object_references_type = 'ARRAY'
-            then {{ json_value_text_list('judged.object_references_value') }} end, []) end as object_references
-from judged
+    reasoned.key_source,
+    reasoned.subject_role_text,
+    reasoned.object_role_text,
+    reasoned.has_object_role,
+    reasoned.response_json,
+    reasoned.is_recovered,
+    reasoned.reject_reason is null as is_valid,
+    reasoned.reject_reason,
+    case when not reasoned.is_orphan then reasoned.key_match end as key_match,
+    case when not reasoned.is_orphan then reasoned.subject_name end as subject_name,
+    case when not reasoned.is_orphan then reasoned.subject_references end as subject_references,
+    case when not reasoned.is_orphan then reasoned.object_name end as object_name,
+    case when not reasoned.is_orphan then reasoned.object_references end as object_references
+from reasoned
 left join runs
-    on judged.story_id = runs.story_id
-    and judged.labeler_model = runs.labeler_model
-    and judged.prompt_version = runs.prompt_version
+    on reasoned.story_id = runs.story_id
+    and reasoned.labeler_model = runs.labeler_model
+    and reasoned.prompt_version = runs.prompt_version
