@@ -5,7 +5,7 @@ with
 source_stories as (
     select
         story_id, model, model_canonical, query, subject, object, role_category, story_text,
-        generated_at, occurrence, source_kind, prompt_id as prompt_id_given,
+        generated_at, occurrence, source_kind, prompt_id as prompt_id_given, prompt_tokens, completion_tokens,
         source_file, source_row, file_sha256, loaded_at, load_id
     from {{ source('raw', 'stories') }}
 ),
@@ -74,6 +74,8 @@ placed as (
         coalesce(normalized.story_text_clean <> normalized.story_text, false) as prompt_prefix_stripped,
         coalesce({{ trim_whitespace('normalized.story_text_clean') }}, '') = '' as is_empty_text,
         normalized.generated_at,
+        normalized.prompt_tokens,
+        normalized.completion_tokens,
         normalized.occurrence,
         normalized.source_kind,
         normalized.source_file,
@@ -96,5 +98,5 @@ select
     story_id, model_given, model, query, query_normalized, prompt_id, domain, prompt_condition, placement,
     subject, object, role_category, relation, catalog_subject_key, catalog_object_key,
     story_text, prompt_prefix_stripped, is_empty_text,
-    generated_at, occurrence, source_kind, source_file, source_row, file_sha256, loaded_at, load_id
+    generated_at, prompt_tokens, completion_tokens, occurrence, source_kind, source_file, source_row, file_sha256, loaded_at, load_id
 from placed
