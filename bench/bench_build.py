@@ -18,12 +18,12 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
+
+from bench.stages import Stage
+from bench.stages import run_stage as run_child_stage
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,29 +38,9 @@ print("stories", connection.execute(
 """
 
 
-@dataclass(frozen=True)
-class Stage:
-    name: str
-    wall: float
-    cpu: float
-    peak_mib: float
-
-
 def run_stage(name: str, command: list[str], environment: dict[str, str]) -> Stage:
-    """Runs one stage as a child process; wait4 gives that child's own (and its children's) resource use."""
-    print(f"  {name}", flush=True)
-    started = time.perf_counter()
-    process = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               cwd=PROJECT_ROOT)
-    output = process.stdout.read() if process.stdout else ""
-    _pid, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    exit_code = os.waitstatus_to_exitcode(status)
-    if exit_code != 0:
-        sys.exit(f"{name} failed (exit {exit_code}):\n{output[-3000:]}")
-    for line in [line for line in output.strip().splitlines() if line.strip()][-2:]:
-        print(f"    {line[:150]}")
-    return Stage(name, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    """Stages run in the project folder: the build's slowest nodes are read from its target/."""
+    return run_child_stage(name, command, environment, cwd=PROJECT_ROOT)
 
 
 def make_warehouse(workdir: Path, stories_per_prompt: int, samples: int, environment: dict[str, str]) -> None:

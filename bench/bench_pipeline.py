@@ -14,13 +14,11 @@ import argparse
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from bench.stages import run_stage
 from lfh.simulate_config import load_config
 
 FLOOR_SCRIPT = """
@@ -31,30 +29,6 @@ for name, path in (("stories", sys.argv[2]), ("labels", sys.argv[3])):
     connection.execute(f"create table {name} as select * from {reader}(?)", [path])
     print(name, connection.execute(f"select count(*) from {name}").fetchone()[0])
 """
-
-
-@dataclass(frozen=True)
-class Stage:
-    name: str
-    wall: float
-    cpu: float
-    peak_mib: float
-
-
-def run_stage(name: str, command: list[str], environment: dict[str, str]) -> Stage:
-    """Runs one stage as a child process; wait4 gives that child's own (and its children's) resource use."""
-    started = time.perf_counter()
-    process = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    output = process.stdout.read() if process.stdout else ""
-    _pid, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - started
-    if process.returncode != 0:
-        sys.exit(f"{name} failed (exit {process.returncode}):\n{output[-3000:]}")
-    last_lines = [line for line in output.strip().splitlines() if line.strip()][-2:]
-    for line in last_lines:
-        print(f"    {line[:150]}")
-    return Stage(name, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
 def main() -> None:
@@ -89,7 +63,6 @@ def main() -> None:
             ("lfh ingest", [lfh, "ingest", str(landing / "stories"), str(landing / "labels")]),
             ("lfh build (dbt build)", [lfh, "build"]),
         ):
-            print(f"  {name}", flush=True)
             stages.append(run_stage(name, command, environment))
         floor = stages[1]
         sizes = sum(path.stat().st_size for path in landing.rglob(f"*.{extension}")) / 2**20
