@@ -112,24 +112,34 @@ def spool_warehouse_stories(db_path: Path, spool: Path) -> bool:
     against `lfh ingest` or `lfh build`."""
     if not db_path.exists():
         return False
-    try:
-        connection = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error as exc:
-        raise click.ClickException(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
-    try:
-        exists = connection.execute(
-            "select count(*) from information_schema.tables where table_schema = 'raw' and table_name = 'stories'"
-        ).fetchone()
-        if not exists or not exists[0]:
+    with _read_only_warehouse(db_path) as connection:
+        if not _has_raw_table(connection, "stories"):
             return False
         source = _sql_text(f"{db_path} raw.stories")
         connection.execute(
             "copy (select story_id, query, subject, object, story_text as text, "
             f"{source} as source, false as from_landing from raw.stories) to {_sql_text(str(spool))} (format parquet)"
         )
+    return True
+
+
+@contextlib.contextmanager
+def _read_only_warehouse(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    try:
+        connection = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.Error as exc:
+        raise click.ClickException(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
+    try:
+        yield connection
     finally:
         connection.close()
-    return True
+
+
+def _has_raw_table(connection: duckdb.DuckDBPyConnection, table: str) -> bool:
+    found = connection.execute(
+        "select count(*) from information_schema.tables where table_schema = 'raw' and table_name = ?", [table]
+    ).fetchone()
+    return bool(found and found[0])
 
 
 def _sql_text(text: str) -> str:
@@ -166,24 +176,14 @@ def warehouse_samples(db_path: Path, labeler: str, prompt_version: str) -> set[b
     done: set[bytes] = set()
     if not db_path.exists():
         return done
-    try:
-        connection = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error as exc:
-        raise click.ClickException(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
-    try:
-        exists = connection.execute(
-            "select count(*) from information_schema.tables where table_schema = 'raw' "
-            "and table_name = 'label_responses'"
-        ).fetchone()
-        if exists and exists[0]:
+    with _read_only_warehouse(db_path) as connection:
+        if _has_raw_table(connection, "label_responses"):
             cursor = connection.execute(
                 "select story_id, sample_index from raw.label_responses where labeler_model = ? and prompt_version = ?",
                 [labeler, prompt_version],
             )
             while rows := cursor.fetchmany(20000):
                 done.update(sample_key(story, sample) for story, sample in rows)
-    finally:
-        connection.close()
     return done
 
 
