@@ -41,9 +41,7 @@ select
     cast(denominator as bigint) as denominator,
     cast(observed_share as double) as observed_share,
     cast(expected_share as double) as expected_share,
-    cast(observed_share / nullif(expected_share, 0) as double) as representation_ratio,
-    cast(share_ci_lower / nullif(expected_share, 0) as double) as ci_lower,
-    cast(share_ci_upper / nullif(expected_share, 0) as double) as ci_upper,
+    {{ representation_ratio_columns('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }},
     cast({{ altman_bland_p_value('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }} as double)
         as p_value,
     cast('{{ var("baseline_set") }}' as varchar) as baseline_set
