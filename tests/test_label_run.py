@@ -58,6 +58,22 @@ def label(models: Path, landing: Path, *extra: str):
                                      *extra], catch_exceptions=False)
 
 
+def write_warehouse(warehouse: Path, label_rows: str) -> None:
+    """Six stories db0..db5 in raw.stories (catalog queries in turn) and the given raw.label_responses rows."""
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.execute("create schema raw")
+        connection.execute("create table raw.stories (story_id varchar, query varchar, subject varchar, "
+                           "object varchar, story_text varchar)")
+        connection.execute("create table raw.label_responses (story_id varchar, labeler_model varchar, "
+                           "prompt_version varchar, sample_index integer)")
+        for number in range(6):
+            query, subject, object_ = QUERIES[number % 3]
+            connection.execute("insert into raw.stories values (?, ?, ?, ?, ?)",
+                               [f"db{number}", query, subject, object_, f"Ana {number} and Bo. She ran."])
+        connection.execute(f"insert into raw.label_responses values {label_rows}")
+
+
 def test_labels_every_sample_with_the_method_request(tmp_path: Path, models: Path, server: FakeOpenAI):
     landing = tmp_path / "landing"
     stories = write_stories(landing / "stories" / "a.jsonl", 9)
@@ -84,21 +100,9 @@ def test_labels_every_sample_with_the_method_request(tmp_path: Path, models: Pat
 
 def test_stories_in_the_warehouse_are_labeled_and_landed_labels_are_not_redone(
         tmp_path: Path, models: Path, server: FakeOpenAI, warehouse: Path):
-    warehouse.parent.mkdir(parents=True, exist_ok=True)
-    with duckdb.connect(str(warehouse)) as connection:
-        connection.execute("create schema raw")
-        connection.execute("create table raw.stories (story_id varchar, query varchar, subject varchar, "
-                           "object varchar, story_text varchar)")
-        connection.execute("create table raw.label_responses (story_id varchar, labeler_model varchar, "
-                           "prompt_version varchar, sample_index integer)")
-        for number in range(6):
-            query, subject, object_ = QUERIES[number % 3]
-            connection.execute("insert into raw.stories values (?, ?, ?, ?, ?)",
-                               [f"db{number}", query, subject, object_, f"Ana {number} and Bo. She ran."])
-        # db0 is fully labeled already, db1 has one of its two samples
-        connection.execute("insert into raw.label_responses values ('db0', 'lab', 'method-v1', 0), "
-                           "('db0', 'lab', 'method-v1', 1), ('db1', 'lab', 'method-v1', 0), "
-                           "('db2', 'other-labeler', 'method-v1', 0)")
+    # db0 is fully labeled already, db1 has one of its two samples
+    write_warehouse(warehouse, "('db0', 'lab', 'method-v1', 0), ('db0', 'lab', 'method-v1', 1), "
+                               "('db1', 'lab', 'method-v1', 0), ('db2', 'other-labeler', 'method-v1', 0)")
     landing = tmp_path / "landing"
     result = label(models, landing, "--samples", "2")
     assert result.exit_code == 0, result.output
@@ -220,19 +224,8 @@ def test_work_is_counted_up_front_so_progress_and_summary_have_a_total(
         tmp_path: Path, server: FakeOpenAI, warehouse: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("LFH_TEST_KEY", KEY)
     models = write_models_file(tmp_path / "models.toml", server.base_url, lab={"samples_per_call": 2})
-    warehouse.parent.mkdir(parents=True, exist_ok=True)
-    with duckdb.connect(str(warehouse)) as connection:
-        connection.execute("create schema raw")
-        connection.execute("create table raw.stories (story_id varchar, query varchar, subject varchar, "
-                           "object varchar, story_text varchar)")
-        connection.execute("create table raw.label_responses (story_id varchar, labeler_model varchar, "
-                           "prompt_version varchar, sample_index integer)")
-        for number in range(6):
-            query, subject, object_ = QUERIES[number % 3]
-            connection.execute("insert into raw.stories values (?, ?, ?, ?, ?)",
-                               [f"db{number}", query, subject, object_, f"Ana {number} and Bo. She ran."])
-        connection.execute("insert into raw.label_responses values ('db0', 'lab', 'method-v1', 0), "
-                           "('db0', 'lab', 'method-v1', 1), ('db1', 'lab', 'method-v1', 0)")
+    write_warehouse(warehouse, "('db0', 'lab', 'method-v1', 0), ('db0', 'lab', 'method-v1', 1), "
+                               "('db1', 'lab', 'method-v1', 0)")
     landing = tmp_path / "landing"
     write_stories(landing / "stories" / "a.jsonl", 4)
     query, subject, object_ = QUERIES[0]
