@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "generate": "lfh.generate:generate",
     "label": "lfh.label:label",
     "finetune-data": "lfh.finetune:finetune_data",
+    "audit-sample": "lfh.audit_sample_cmd:audit_sample",
     "simulate": "lfh.simulate:simulate",
     "report": "lfh.report:report",
     "demo": "lfh.demo:demo",

@@ -16,6 +16,8 @@ from lfh.report_data import MartsMissing, read_marts
 from lfh.report_html import Section, render_page, svg_document
 
 SIMULATED_LABELER_PREFIX = "sim-"
+NO_HAND_LABELS = ("No hand labels in this warehouse (they come with the study's audit and training workbooks: "
+                  "lfh ingest audit_dev.xlsx, or a filled `lfh audit-sample` workbook).")
 
 
 def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
@@ -63,8 +65,19 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "Accuracy of the gender the pipeline infers from the labeling model's answers, against hand labels, "
             "per domain and role (precision, recall and name matches are in fct_labeler_agreement)."),
             figures.labeler_agreement(marts["fct_labeler_agreement"]),
-            "No hand labels in this warehouse (they come with the study's audit and training workbooks: "
-            "lfh ingest audit_dev.xlsx)."),
+            NO_HAND_LABELS),
+        Section("labeler-confusion", "Labeler confusion with hand labels", (
+            "Every character with a hand label, by hand class (rows) and the class the cleaning infers (columns), "
+            "all models, domains and roles together; shading = share of the row. Beside each hand class: "
+            "precision, recall and F1 of the inferred class. Per model, domain and role: fct_labeler_confusion "
+            "and fct_labeler_class_metrics. The rule is var gender_rule (docs/GENDER_RULE.md)."),
+            figures.labeler_confusion(marts["fct_labeler_confusion"], marts["fct_labeler_class_metrics"]),
+            NO_HAND_LABELS),
+        Section("labeler-couples", "Couple types: hand labels vs inferred", (
+            "Romantic-partner stories whose two characters both have a hand label: the share of each couple type "
+            "by the hand labels and by the inferred genders (each over the couples whose two genders it knows). "
+            "Where the bars differ, fct_sexual_orientation_ratios inherits the labeler's error."),
+            figures.labeler_couples(marts["fct_labeler_couples"]), NO_HAND_LABELS),
     ]
 
 

@@ -236,3 +236,79 @@ def labeler_agreement(agreement: pl.DataFrame) -> Figure | None:
     ax.set_xlabel("gender accuracy against the hand labels")
     figure.legend(loc="outside right center", frameon=False, title="model")
     return figure
+
+
+CONFUSION_CLASSES = ("female", "male", "nonbinary", "unspecified", "unsure")
+CONFUSION_LABELS = {**GENDER_LABELS, "unspecified": "Unspecified", "unsure": "Unsure", "unmapped": "Unmapped"}
+
+
+def labeler_confusion(confusion: pl.DataFrame, class_metrics: pl.DataFrame) -> Figure | None:
+    """Hand class (rows) x inferred class (columns) over every model, domain and role, counts in the cells and
+    each row shaded by the share of its hand class; per-class precision / recall / F1 beside the rows."""
+    if confusion.is_empty():
+        return None
+    cell = confusion.filter((pl.col("model") == ALL_MODELS) & (pl.col("domain") == "all") & (pl.col("role") == "all"))
+    if cell.is_empty() or cell["characters"].sum() == 0:
+        return None
+    present = set(cell.filter(pl.col("characters") > 0)["hand_gender"].to_list())
+    hand = [code for code in CONFUSION_CLASSES if code in present] + sorted(present - set(CONFUSION_CLASSES))
+    inferred = list(CONFUSION_CLASSES) + sorted(set(cell["inferred_gender"].to_list()) - set(CONFUSION_CLASSES))
+    counts = {(row["hand_gender"], row["inferred_gender"]): row["characters"] for row in cell.iter_rows(named=True)}
+    matrix = np.array([[counts.get((h, i), 0) for i in inferred] for h in hand], dtype=float)
+    shares = matrix / np.maximum(matrix.sum(axis=1, keepdims=True), 1)
+    figure, ax = plt.subplots(figsize=(8, 0.5 * len(hand) + 1.6), layout="constrained")
+    ax.imshow(shares, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    for row, col in np.ndindex(matrix.shape):
+        ax.text(col, row, f"{int(matrix[row, col]):,}", ha="center", va="center",
+                color="white" if shares[row, col] > 0.6 else "#222")
+    ax.set_xticks(range(len(inferred)), [CONFUSION_LABELS.get(code, code) for code in inferred])
+    metrics = {}
+    if not class_metrics.is_empty():
+        overall = class_metrics.filter((pl.col("model") == ALL_MODELS) & (pl.col("domain") == "all")
+                                       & (pl.col("role") == "all"))
+        metrics = {row["class"]: row for row in overall.iter_rows(named=True)}
+
+    def _label(code: str) -> str:
+        row = metrics.get(code)
+        if row is None:
+            return CONFUSION_LABELS.get(code, code)
+        parts = [f"{name} {value:.2f}" if value is not None else f"{name} –" for name, value in (
+            ("P", row["class_precision"]), ("R", row["class_recall"]), ("F1", row["f1"]))]
+        return f"{CONFUSION_LABELS.get(code, code)}  ({', '.join(parts)})"
+
+    ax.set_yticks(range(len(hand)), [_label(code) for code in hand])
+    ax.set_xlabel("inferred gender (cleaning rule)")
+    ax.set_ylabel("hand label")
+    ax.spines[:].set_visible(False)
+    macro = metrics.get("macro")
+    rule = cell["gender_rule"][0] if "gender_rule" in cell.columns else "?"
+    ax.set_title(f"gender rule: {rule}" + (f" · macro-F1 {macro['f1']:.3f}" if macro and macro["f1"] is not None
+                                            else ""))
+    return figure
+
+
+def labeler_couples(couples: pl.DataFrame) -> Figure | None:
+    """Couple-type shares of romantic stories by hand labels and by inferred genders, over the same stories."""
+    if couples.is_empty():
+        return None
+    overall = couples.filter(pl.col("model") == ALL_MODELS)
+    if overall.is_empty() or (overall["hand_total"].max() or 0) == 0:
+        return None
+    types = [key for key in COUPLE_LABELS if key in set(overall["couple_type"].to_list())]
+    rows = {row["couple_type"]: row for row in overall.iter_rows(named=True)}
+    figure, ax = plt.subplots(figsize=(8, 0.45 * len(types) + 1.4), layout="constrained")
+    positions = np.arange(len(types))
+    hand_total, inferred_total = rows[types[0]]["hand_total"], rows[types[0]]["inferred_total"]
+    for offset, column, color, label in (
+            (-0.2, "hand_share", PALETTE[0], f"hand labels (n = {hand_total})"),
+            (0.2, "inferred_share", PALETTE[1], f"inferred (n = {inferred_total})")):
+        values = [rows[key][column] or 0.0 for key in types]
+        ax.barh(positions + offset, values, height=0.38, color=color, label=label)
+        for position, value in zip(positions + offset, values, strict=True):
+            ax.text(value + 0.01, position, f"{value:.3f}", va="center", fontsize=8)
+    ax.set_yticks(positions, [COUPLE_LABELS[key] for key in types])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.1)
+    ax.set_xlabel("share of romantic couples whose two genders are known")
+    figure.legend(loc="outside right center", frameon=False)
+    return figure

@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.landing.audit_sample_workbook import audit_sample_batch, is_audit_sample
 from lfh.landing.batch import Batch
 from lfh.landing.discovery import file_format
 from lfh.landing.errors import UnreadableFileError
@@ -75,7 +76,10 @@ def read_batch(path: Path) -> Batch:
     if kind is None:
         raise UnreadableFileError(path, "unknown file type: expected .xlsx, .jsonl/.ndjson/.json, .csv or .parquet")
     if kind == "xlsx":
-        return study_batch(path, read_xlsx_records(path))
+        records = read_xlsx_records(path)
+        if is_audit_sample(records.columns):
+            return audit_sample_batch(path, records)
+        return study_batch(path, records)
     if kind == "json":
         records = read_json_records(path, WANTED_KEYS)
     elif kind == "csv":
