@@ -17,7 +17,8 @@
 
 {#- Macro-F1, an aggregate: the mean F1 over the classes that occur (in the reference or the predictions), an F1
     left undefined by an absent side counting 0 (scikit-learn's f1_score(average='macro', zero_division=0) over
-    the labels present). -#}
-{% macro macro_f1(f1_expr, reference_count_expr, predicted_count_expr) -%}
-    avg(coalesce({{ f1_expr }}, 0.0)) filter (where {{ reference_count_expr }} > 0 or {{ predicted_count_expr }} > 0)
+    the labels present). order_expr fixes the order of the floating-point sum, so a rebuild gives the same bits. -#}
+{% macro macro_f1(f1_expr, reference_count_expr, predicted_count_expr, order_expr) -%}
+    avg(coalesce({{ f1_expr }}, 0.0) order by {{ order_expr }})
+        filter (where {{ reference_count_expr }} > 0 or {{ predicted_count_expr }} > 0)
 {%- endmacro %}
