@@ -96,10 +96,10 @@ def _fill(sample_path: Path, filled_path: Path) -> pl.DataFrame:
 def test_round_trip_sample_fill_ingest_build(simulated: Path, tmp_path: Path) -> None:
     sample_path = tmp_path / "sample.xlsx"
     env = {"LFH_DB": str(simulated)}
-    outcome = CliRunner().invoke(main, ["audit-sample", "--n", "40", "--out", str(sample_path), "--seed", "3"],
+    outcome = CliRunner().invoke(main, ["audit-sample", "--n", "60", "--out", str(sample_path), "--seed", "3"],
                                  env=env)
     assert outcome.exit_code == 0, outcome.output
-    assert "40 stories" in outcome.output
+    assert "60 stories" in outcome.output
     with zipfile.ZipFile(sample_path) as archive:
         sheet = archive.read("xl/worksheets/sheet1.xml").decode()
     assert sheet.count("<dataValidation ") == 2 and f'"{",".join(HAND_GENDER_VALUES)}"' in sheet
@@ -140,6 +140,6 @@ def test_round_trip_sample_fill_ingest_build(simulated: Path, tmp_path: Path) ->
     assert landed == expected_characters
 
     # the next draw skips the stories now hand-labeled (the edited one stays a candidate)
-    redraw = draw_audit_sample(simulated, 40, seed=3)
+    redraw = draw_audit_sample(simulated, 60, seed=3)
     assert redraw.skipped_hand_labeled == kept.height
     assert not set(redraw.stories["Story ID"]) & set(kept["Story ID"])
