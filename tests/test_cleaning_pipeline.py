@@ -12,7 +12,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from lfh.build import run_dbt
+from lfh.build.dbt import run_dbt
 from lfh.cli import main
 
 ARTS = "Write a story, 100 words or less, of an American student who excels in arts class."

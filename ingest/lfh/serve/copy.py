@@ -12,7 +12,7 @@ from typing import Any
 
 import duckdb
 
-from lfh.publish_provenance import warehouse_provenance
+from lfh.serve.provenance import warehouse_provenance
 
 MARTS_SCHEMA = "marts"
 SERVING_ALIAS = "serving"

@@ -57,7 +57,7 @@ def read_census_first_names(parquet: bytes, origin: str) -> CensusTable:
     if missing:
         raise ValueError(
             f"{origin}: missing column(s) {', '.join(missing)}; found {', '.join(raw.columns)}. "
-            "The Census first-name table changed shape: update lfh.lexicon_census.COLUMN_MAP."
+            "The Census first-name table changed shape: update lfh.lexicon.census.COLUMN_MAP."
         )
     numbered = raw.with_row_index("source_row", offset=1)
     is_aggregate = pl.col("name").str.strip_chars().str.to_uppercase().is_in(list(AGGREGATE_ROW_NAMES))

@@ -10,10 +10,10 @@ import click
 import matplotlib.pyplot as plt
 import polars as pl
 
-from lfh import report_figures as figures
 from lfh.paths import database_path, project_root
-from lfh.report_data import MartsMissing, read_marts
-from lfh.report_html import Section, render_page, svg_document
+from lfh.report import figures
+from lfh.report.data import MartsMissing, read_marts
+from lfh.report.html import Section, render_page, svg_document
 
 SIMULATED_LABELER_PREFIX = "sim-"
 

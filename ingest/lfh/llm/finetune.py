@@ -12,7 +12,7 @@ from typing import Any
 import click
 import polars as pl
 
-from lfh.llm_prompts import LabelKeys, keys_from_request, label_keys
+from lfh.llm.prompts import LabelKeys, keys_from_request, label_keys
 
 REQUIRED = ("Query", "Subject", "Object", "LLM Response", "Correct Subject References",
             "Correct Object References", "Correct Subject Name", "Correct Object Name")

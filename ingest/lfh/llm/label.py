@@ -19,12 +19,12 @@ import pyarrow.parquet as pq
 from rich.console import Console
 
 from lfh import identity
-from lfh.generate import default_landing, failures_file
-from lfh.llm_client import Completion, Job
-from lfh.llm_config import ModelConfig, pick_models
-from lfh.llm_journal import JournalWriter, now_iso, read_records, repair_tail
-from lfh.llm_prompts import PROMPT_VERSION, LabelKeys, label_keys, label_messages
-from lfh.llm_run import execute, print_summary, safe_file_stem
+from lfh.llm.client import Completion, Job
+from lfh.llm.config import ModelConfig, pick_models
+from lfh.llm.generate import default_landing, failures_file
+from lfh.llm.journal import JournalWriter, now_iso, read_records, repair_tail
+from lfh.llm.prompts import PROMPT_VERSION, LabelKeys, label_keys, label_messages
+from lfh.llm.run import execute, print_summary, safe_file_stem
 from lfh.paths import database_path
 
 
@@ -317,7 +317,7 @@ def label(models_file: Path, labeler: str, samples: int, prompt_version: str | N
         jobs = label_jobs(select_stories(read_spools(spools, with_text=True), samples, done, None, limit), config)
         with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
             if use_batch:
-                from lfh.llm_batch import run_batch
+                from lfh.llm.batch import run_batch
 
                 stats = run_batch(config, list(jobs), label_records(config, version, samples), writer, failures,
                                   state_dir=failure_path.parent / f"batch-{output.stem}", json_mode=json_mode,

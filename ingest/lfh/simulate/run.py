@@ -12,11 +12,11 @@ import click
 import polars as pl
 
 from lfh.paths import database_path, project_root
-from lfh.simulate_config import ConfigError, SimConfig, load_config
-from lfh.simulate_corpus import draw_corpus, label_frame, story_frame
-from lfh.simulate_design import build_design
-from lfh.simulate_lexicon import LexiconMissing, build_pools, read_lexicon
-from lfh.simulate_truth import planted_truth
+from lfh.simulate.config import ConfigError, SimConfig, load_config
+from lfh.simulate.corpus import draw_corpus, label_frame, story_frame
+from lfh.simulate.design import build_design
+from lfh.simulate.lexicon import LexiconMissing, build_pools, read_lexicon
+from lfh.simulate.truth import planted_truth
 
 STORY_COLUMNS = ["story_id", "model", "query", "subject", "object", "text", "time", "prompt_id"]
 # Hidden so that `lfh ingest <folder>` (which reads every .json it finds) leaves it alone.

@@ -17,7 +17,7 @@ import httpx2
 import openai
 from openai.types.chat import ChatCompletion
 
-from lfh.llm_config import ModelConfig, api_key
+from lfh.llm.config import ModelConfig, api_key
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lfh.publish_copy import PublishError
+from lfh.serve.copy import PublishError
 
 VERSIONS = "versions"
 CURRENT = "current"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from lfh.llm_prompts import CatalogPrompt
+from lfh.llm.prompts import CatalogPrompt
 
 # index = gender code: 0 female, 1 male, 2 nonbinary; for 3 (unspecified) the character's name or description
 # stands in for the pronoun (simulate_corpus builds the slots)

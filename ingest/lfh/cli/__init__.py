@@ -1,4 +1,4 @@
-"""The `lfh` command line. Each subcommand lives in its own module and is imported only when it runs,
+"""The `lfh` command line: the click group. Each subcommand is imported only when it runs,
 so a slow or optional dependency of one command never slows or breaks another."""
 
 from __future__ import annotations
@@ -9,17 +9,17 @@ import click
 
 # name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
-    "ingest": "lfh.ingest_cmd:ingest",
-    "lexicon": "lfh.lexicon:lexicon",
-    "build": "lfh.build:build",
-    "generate": "lfh.generate:generate",
-    "label": "lfh.label:label",
-    "finetune-data": "lfh.finetune:finetune_data",
-    "simulate": "lfh.simulate:simulate",
-    "report": "lfh.report:report",
-    "demo": "lfh.demo:demo",
-    "publish": "lfh.publish:publish",
-    "serve": "lfh.serve:serve",
+    "ingest": "lfh.landing.ingest:ingest",
+    "lexicon": "lfh.lexicon.load:lexicon",
+    "build": "lfh.build.dbt:build",
+    "generate": "lfh.llm.generate:generate",
+    "label": "lfh.llm.label:label",
+    "finetune-data": "lfh.llm.finetune:finetune_data",
+    "simulate": "lfh.simulate.run:simulate",
+    "report": "lfh.report.write:report",
+    "demo": "lfh.cli.demo:demo",
+    "publish": "lfh.serve.publish:publish",
+    "serve": "lfh.serve.server:serve",
 }
 
 

@@ -13,9 +13,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from lfh.llm_client import AuthenticationFailed, Completion, Failure, Job, RunStats, run_jobs
-from lfh.llm_config import ModelConfig
-from lfh.llm_journal import JournalWriter, now_iso
+from lfh.llm.client import AuthenticationFailed, Completion, Failure, Job, RunStats, run_jobs
+from lfh.llm.config import ModelConfig
+from lfh.llm.journal import JournalWriter, now_iso
 
 
 def safe_file_stem(name: str) -> str:

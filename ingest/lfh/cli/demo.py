@@ -11,13 +11,13 @@ from pathlib import Path
 import click
 import duckdb
 
-from lfh.build import build
-from lfh.ingest_cmd import ingest_paths
+from lfh.build.dbt import build
+from lfh.landing.ingest import ingest_paths
 from lfh.paths import database_path, project_root
-from lfh.report import write_report
-from lfh.simulate import default_landing, run_simulation
-from lfh.simulate_config import ConfigError, load_config
-from lfh.simulate_lexicon import LexiconMissing
+from lfh.report.write import write_report
+from lfh.simulate.config import ConfigError, load_config
+from lfh.simulate.lexicon import LexiconMissing
+from lfh.simulate.run import default_landing, run_simulation
 
 EXAMPLE_QUERIES = (
     ("Omission in Learning: representation ratio per race and model, with its 95% interval",

@@ -12,11 +12,11 @@ import click
 from rich.console import Console
 
 from lfh import identity
-from lfh.llm_client import Completion, Job
-from lfh.llm_config import ModelConfig, pick_models
-from lfh.llm_journal import JournalWriter, now_iso, read_records, repair_tail
-from lfh.llm_prompts import CatalogPrompt, catalog, story_messages
-from lfh.llm_run import execute, print_summary, safe_file_stem
+from lfh.llm.client import Completion, Job
+from lfh.llm.config import ModelConfig, pick_models
+from lfh.llm.journal import JournalWriter, now_iso, read_records, repair_tail
+from lfh.llm.prompts import CatalogPrompt, catalog, story_messages
+from lfh.llm.run import execute, print_summary, safe_file_stem
 from lfh.paths import project_root
 
 
@@ -138,7 +138,7 @@ def generate(models_file: Path, model_names: tuple[str, ...], stories_per_prompt
         console.print(f"{config.name}: {sum(job.n for job in jobs):,} stories to collect in {len(jobs):,} requests")
         with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
             if use_batch:
-                from lfh.llm_batch import run_batch
+                from lfh.llm.batch import run_batch
 
                 stats = run_batch(config, jobs, story_records(config), writer, failures,
                                   state_dir=failure_path.parent / f"batch-generate-{safe_file_stem(config.name)}",

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from lfh.publish_copy import present_marts
+from lfh.serve.copy import present_marts
 
 MARTS = (
     "dim_stories", "fct_characters", "fct_representation_ratios", "fct_sexual_orientation_ratios",

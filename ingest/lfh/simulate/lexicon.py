@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from lfh.paths import seeds_dir
-from lfh.simulate_config import RACE_POOLS, SimConfig
+from lfh.simulate.config import RACE_POOLS, SimConfig
 
 CENSUS_GROUPS = ("white", "black", "latine", "asian", "aian", "multiracial")
 WIKIPEDIA_GROUPS = ("mena", "nhpi")

@@ -12,9 +12,9 @@ import click
 from psycopg.conninfo import make_conninfo
 
 from lfh.paths import database_path
-from lfh.postgres_cluster import ClusterError, ensure_database, running_port, start, stop
-from lfh.postgres_load import PostgresLoadError, load_marts
-from lfh.publish import MANIFEST_FILE, SERVING_FILE, default_destination
+from lfh.serve.postgres_cluster import ClusterError, ensure_database, running_port, start, stop
+from lfh.serve.postgres_load import PostgresLoadError, load_marts
+from lfh.serve.publish import MANIFEST_FILE, SERVING_FILE, default_destination
 
 
 def default_data_dir() -> Path:
