@@ -12,7 +12,7 @@ labeling as (
     select
         story_id, labeler_model, prompt_version, samples_received, valid_responses, rejected_responses,
         recovered_responses, reject_reasons, key_source, is_labeled, labeling_failure
-    from {{ ref('int_story_labeling') }}
+    from {{ ref('int_stories_labeled') }}
 )
 
 select

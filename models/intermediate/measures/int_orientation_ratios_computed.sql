@@ -4,7 +4,7 @@
 
 with couple_counts as (
 
-    select * from {{ ref('int_measure_couple_counts') }}
+    select * from {{ ref('int_couples_counted') }}
 
 ),
 

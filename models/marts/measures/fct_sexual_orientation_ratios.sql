@@ -4,7 +4,7 @@
 
 with orientation as (
 
-    select * from {{ ref('int_measure_orientation_ratios') }}
+    select * from {{ ref('int_orientation_ratios_computed') }}
 
 ),
 

@@ -4,12 +4,12 @@ with
 
 story_roles as (
     select story_id, role
-    from {{ ref('int_story_roles') }}
+    from {{ ref('int_story_roles_assigned') }}
 ),
 
 counted_references as (
     select story_id, role, reference
-    from {{ ref('int_reference_votes') }}
+    from {{ ref('int_references_voted') }}
     where is_counted
 ),
 

@@ -5,7 +5,7 @@
 
 with group_counts as (
 
-    select * from {{ ref('int_measure_group_counts') }}
+    select * from {{ ref('int_groups_counted') }}
 
 ),
 

@@ -8,7 +8,7 @@ with
 
 candidates as (
     select story_id, role, name, samples_naming, first_sample, is_unspecified
-    from {{ ref('int_name_candidates') }}
+    from {{ ref('int_name_candidates_filtered') }}
     where is_kept
 ),
 

@@ -7,7 +7,7 @@
 
 with threshold_counts as (
 
-    select * from {{ ref('int_measure_racialized_threshold_counts') }}
+    select * from {{ ref('int_racialized_thresholds_counted') }}
 
 ),
 

@@ -5,7 +5,7 @@
 
 with representation as (
 
-    select * from {{ ref('int_measure_representation_ratios') }}
+    select * from {{ ref('int_representation_ratios_computed') }}
 
 ),
 

@@ -11,12 +11,12 @@ responses as (
 
 story_roles as (
     select story_id, role, samples
-    from {{ ref('int_story_roles') }}
+    from {{ ref('int_story_roles_assigned') }}
 ),
 
 story_tokens as (
     select story_id, story_token_text
-    from {{ ref('int_story_tokens') }}
+    from {{ ref('int_stories_tokenized') }}
 ),
 
 mentions as (

@@ -3,24 +3,24 @@ with
 
 story_roles as (
     select story_id, role, model, domain, prompt_condition, condition, prompt_id, role_text, samples
-    from {{ ref('int_story_roles') }}
+    from {{ ref('int_story_roles_assigned') }}
 ),
 
 genders as (
     select story_id, role, gender
-    from {{ ref('int_character_genders') }}
+    from {{ ref('int_characters_gendered') }}
 ),
 
 names as (
     select story_id, role, full_name, first_name, first_name_key
-    from {{ ref('int_character_names') }}
+    from {{ ref('int_characters_named') }}
 ),
 
 lexicon as (
     select
         first_name_key, in_census, in_wikipedia, weight_aian, weight_asian, weight_black, weight_latine,
         weight_mena, weight_nhpi, weight_white, weight_multiracial
-    from {{ ref('int_first_name_lexicon') }}
+    from {{ ref('int_first_names_merged') }}
 )
 
 select

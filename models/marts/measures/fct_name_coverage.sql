@@ -4,7 +4,7 @@
 
 with cells as (
 
-    select * from {{ ref('int_measure_character_cells') }}
+    select * from {{ ref('int_character_cells_summed') }}
 
 ),
 

@@ -6,7 +6,7 @@
 
 with subordination as (
 
-    select * from {{ ref('int_measure_subordination_ratios') }}
+    select * from {{ ref('int_subordination_ratios_computed') }}
 
 ),
 

@@ -4,7 +4,7 @@ with
 
 pairs as (
     select model, domain, role, inferred_gender, hand_gender, gender_agrees, name_agrees
-    from {{ ref('int_labeler_agreement_pairs') }}
+    from {{ ref('int_hand_labels_paired') }}
 ),
 
 observations as (

@@ -5,7 +5,7 @@ with
 
 characters as (
     select story_id, role, model, domain, gender, full_name
-    from {{ ref('int_characters') }}
+    from {{ ref('int_characters_joined') }}
 ),
 
 hand_labels as (

@@ -11,7 +11,7 @@ stories as (
 
 labeling as (
     select story_id, samples_received, subject_role_text, object_role_text
-    from {{ ref('int_story_labeling') }}
+    from {{ ref('int_stories_labeled') }}
     where is_labeled
 ),
 
