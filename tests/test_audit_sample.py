@@ -15,18 +15,18 @@ import pytest
 from click.testing import CliRunner
 from fixtures_simulate import write_test_lexicon
 
-from lfh.audit_sample import (
+from lfh.audit.sample import (
     HAND_GENDER_VALUES,
     LAYOUT,
     AuditSampleError,
     allocate,
     draw_audit_sample,
 )
-from lfh.build import run_dbt
+from lfh.build.dbt import run_dbt
 from lfh.cli import main
-from lfh.ingest_cmd import ingest_paths
-from lfh.simulate import run_simulation
-from lfh.simulate_config import load_config
+from lfh.landing.ingest import ingest_paths
+from lfh.simulate.config import load_config
+from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 LABELER_MARTS = ["+fct_labeler_agreement", "+fct_labeler_confusion", "+fct_labeler_class_metrics",
@@ -116,7 +116,7 @@ def test_round_trip_sample_fill_ingest_build(simulated: Path, tmp_path: Path) ->
         rejects = connection.execute(
             "select reason, detail from raw.rejects where target_table = 'hand_labels'").fetchall()
         pairs = connection.execute(
-            "select story_id, role, hand_gender from intermediate.int_labeler_agreement_pairs").pl()
+            "select story_id, role, hand_gender from intermediate.int_hand_labels_paired").pl()
         accuracy_n = connection.execute(
             "select n from marts.fct_labeler_agreement where model = 'All' and domain = 'all' and role = 'all' "
             "and metric = 'gender_accuracy'").fetchone()[0]

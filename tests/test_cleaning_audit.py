@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SHARED_DATA
 
-from lfh.build import run_dbt
+from lfh.build.dbt import run_dbt
 from lfh.cli import main
 
 # (domain, role) -> (characters with a hand label, accuracy with METHOD.md's rules), from the issue
@@ -64,8 +64,8 @@ def refined_warehouse(audit_warehouse: Path, tmp_path_factory: pytest.TempPathFa
     """The same landed audit, the genders and everything after them rebuilt with the default (refined) rule."""
     warehouse = tmp_path_factory.mktemp("audit_refined") / "lfh.duckdb"
     shutil.copyfile(audit_warehouse, warehouse)
-    run_dbt(["build", "--select", "int_character_genders+,+fct_labeler_class_metrics",
-             "int_character_genders+,+fct_labeler_couples", "int_character_genders+,+fct_characters"],
+    run_dbt(["build", "--select", "int_characters_gendered+,+fct_labeler_class_metrics",
+             "int_characters_gendered+,+fct_labeler_couples", "int_characters_gendered+,+fct_characters"],
             db_path=warehouse, capture=True)
     return warehouse
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lfh.audit_sample import CHECK_COLUMN, MANUAL_COLUMNS, STORY_ID_COLUMN, story_check
+from lfh.audit.sample import CHECK_COLUMN, MANUAL_COLUMNS, STORY_ID_COLUMN, story_check
 from lfh.landing.batch import Batch
 from lfh.landing.errors import UnreadableFileError
 from lfh.landing.literals import parse_string_list
