@@ -1,4 +1,4 @@
-"""`lfh audit-sample`: the click layer over lfh.audit_sample."""
+"""`lfh audit-sample`: the click layer over lfh.audit.sample."""
 
 from __future__ import annotations
 
