@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from lfh import report_figures as figures
-from lfh.paths import database_path, project_root
+from lfh.paths import database_path, reports_dir_for
 from lfh.report_data import MartsMissing, read_marts
 from lfh.report_html import Section, render_page, svg_document
 
@@ -53,8 +53,10 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             figures.median_racialized(marts["fct_median_racialized_subordination"]), no_rows),
         Section("top-names", "Most common names per group", (
             "The most frequent first names among characters whose name is more than 60% associated with the "
-            "group, by gender, over every domain and condition (counts per domain and condition are in "
-            "fct_top_names)."), figures.top_names(marts["fct_top_names"]), no_rows),
+            "group, by the character's gender (from pronouns and gendered words, not from the name), over every "
+            "domain and condition. Bar length: the name's share of the group's characters of that gender, on one "
+            "scale for every panel (counts per domain and condition are in fct_top_names)."),
+            figures.top_names(marts["fct_top_names"]), no_rows),
         Section("name-coverage", "Name coverage", (
             "Share of characters with a name found in the name lexicon (these carry the race measures), named "
             "but not found, and not named at all, per model and domain. Race measures rest on the green part "
@@ -117,11 +119,13 @@ def write_report(db_path: Path, out_dir: Path) -> Path:
               help="DuckDB file to read (read-only). Default: the warehouse (LFH_DB). A published copy works too: "
                    "--db warehouse/published/marts.duckdb.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder. Default: reports/.")
+              help="Output folder. Default: reports/ beside the warehouse read (reports/ of the project for "
+                   "its own warehouse, /data/x/reports for LFH_DB=/data/x/lfh.duckdb).")
 def report(db_path: Path | None, out_dir: Path | None) -> None:
-    """Write reports/index.html (self-contained, opens offline) and the figures as PNG and SVG."""
+    """Write index.html (self-contained, opens offline) and the figures as PNG and SVG, beside the warehouse."""
+    db_path = (db_path or database_path()).resolve()
     try:
-        target = write_report((db_path or database_path()).resolve(), (out_dir or project_root() / "reports").resolve())
+        target = write_report(db_path, (out_dir or reports_dir_for(db_path)).resolve())
     except MartsMissing as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"report: {target}\nfigures: {target.parent / 'figures'}")
+    click.echo(f"report of {db_path} written to {target}\nfigures: {target.parent / 'figures'}")
