@@ -98,7 +98,9 @@ def test_key_never_leaks_and_labels_land_through_ingest(tmp_path, environment, w
         assert outputs[-1].returncode != 0 and "LFH_TEST_KEY" in outputs[-1].stderr
         # the key did travel where it belongs: the Authorization header
         assert server.requests[0]["authorization"] == f"Bearer {KEY}"
-    assert all(result.returncode == 0 for result in outputs[:3]), [result.stderr[-2000:] for result in outputs]
+    assert outputs[0].returncode == 0, outputs[0].stderr[-2000:]
+    for result in outputs[1:3]:  # a request given up on fails the command (after everything else is stored)
+        assert result.returncode == 0 or "failed for good" in result.stderr, result.stderr[-2000:]
     ingest = lfh("ingest", str(landing), env=environment)
     assert ingest.returncode == 0, ingest.stdout + ingest.stderr
     outputs.append(ingest)
