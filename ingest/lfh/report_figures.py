@@ -88,9 +88,12 @@ def log_ratio_axis(axes: list[plt.Axes], drawn: list[float]) -> None:
     (0.1, 0.5, 1, 2, 10, as the captions say) and only as many as fit."""
     low, high = min(drawn), max(drawn)
     low, high = low / 1.25, high * 1.25
-    ticks = [tick for tick in LOG_TICKS if low <= tick <= high]
-    if len(ticks) > 7:  # a wide range: keep the decades and parity's neighbours 0.5 and 2
-        ticks = [tick for tick in ticks if tick in (0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0)]
+    decades = np.log10(high / low)
+    # as many ticks as fit a narrow panel: every nice value on a short range, decades and 0.5/2 on a middle one,
+    # decades only on a wide one
+    shown = LOG_TICKS if decades <= 1.6 else (0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0) if decades <= 2.6 \
+        else (0.01, 0.1, 1.0, 10.0, 100.0)
+    ticks = [tick for tick in shown if low <= tick <= high]
     for ax in axes:
         ax.set_xscale("log")
         ax.set_xlim(low, high)
