@@ -106,6 +106,7 @@ def test_manifest_describes_marts_and_their_provenance(published: tuple[Path, Pa
     assert manifest["dbt"]["target_dir"] == str(target)
     assert manifest["dbt"]["vars"]["vote_threshold"] == 0.5  # from dbt_project.yml
     assert manifest["source_database"] == str(warehouse.resolve())
+    assert manifest["simulated"] is False and manifest["simulated_stories"] == 0
     # the baseline set is read from the data; its sources from the seed, other sets left out
     assert manifest["baseline_sets"] == [{"name": "census_2022", "sources": [
         {"source": "US Census QuickFacts", "vintage": "2022-07-01", "rows": 2}]}]

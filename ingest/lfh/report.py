@@ -79,10 +79,16 @@ def _summary(marts: dict[str, pl.DataFrame]) -> list[tuple[str, str]]:
             ("characters", f"{characters.height:,}"), ("models", ", ".join(models) or "none")]
 
 
+SIMULATED_MARK = "SIMULATED DATA (lfh simulate, planted biases): not the output of any real model"
+
+
 def is_simulated(marts: dict[str, pl.DataFrame]) -> bool:
+    """Any story made by `lfh simulate` (dim_stories.is_simulated; older marts: a simulated labeler's name)."""
     stories = marts["dim_stories"]
     if stories.is_empty() or "labeler_model" not in stories.columns:
         return False
+    if "is_simulated" in stories.columns and bool(stories["is_simulated"].any()):
+        return True
     labelers = stories["labeler_model"].drop_nulls().unique().to_list()
     return any(labeler.startswith(SIMULATED_LABELER_PREFIX) for labeler in labelers)
 
@@ -90,11 +96,14 @@ def is_simulated(marts: dict[str, pl.DataFrame]) -> bool:
 def write_report(db_path: Path, out_dir: Path) -> Path:
     """Writes out_dir/index.html and out_dir/figures/*.png|svg; returns the HTML path."""
     marts = read_marts(db_path)
+    simulated = is_simulated(marts)
     figure_dir = out_dir / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     sections = []
     for section in _sections(marts):
         if section.figure is not None:
+            if simulated:  # the standalone PNG/SVG files travel without the page's banner
+                section.figure.suptitle(SIMULATED_MARK, color="#b3261e", fontsize=9, fontweight="bold")
             document = svg_document(section.figure)
             (figure_dir / f"{section.key}.svg").write_text(document, encoding="utf-8")
             section.figure.set_layout_engine("none")  # laid out once for the SVG; the PNG keeps that layout
@@ -104,7 +113,7 @@ def write_report(db_path: Path, out_dir: Path) -> Path:
         sections.append(section)
     banner = ("SIMULATED DATA: these stories and labels were made by `lfh simulate` with planted biases "
               "(configs/simulate.default.toml). They say nothing about any real language model."
-              if is_simulated(marts) else None)
+              if simulated else None)
     page = render_page("Laissez-Faire Harms: omission and subordination in model-written stories", banner,
                        _summary(marts), sections,
                        f"Built from the marts of {db_path}. Method: METHOD.md (Shieh et al. 2024, arXiv 2404.07475).")
