@@ -48,6 +48,11 @@ def _iso_mtime(path: Path) -> str:
     return datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()
 
 
+ROOT_NOTE = ("note: running as root. The copy is read-only by file mode, which root ignores: a read-write open of "
+             "marts.duckdb by root locks every reader out. For shared use serve the marts with `lfh serve` "
+             "(docs/SERVING.md, 'The limit of a file's read-only mode').")
+
+
 def simulated_stories(serving_file: Path) -> int:
     """Stories of dim_stories made by `lfh simulate` (0 for a copy whose dim_stories lacks the flag)."""
     connection = duckdb.connect(str(serving_file), read_only=True)
@@ -150,6 +155,11 @@ def publish(destination: Path | None, target_dir: Path | None, keep: int, postgr
     for mart in publication.manifest["marts"]:
         click.echo(f"  {mart['relation']}: {mart['rows']} rows")
     click.echo(f"published {len(publication.manifest['marts'])} marts to {publication.destination}")
+    if publication.manifest.get("simulated"):
+        click.secho(f"note: the marts hold {publication.manifest['simulated_stories']:,} SIMULATED stories "
+                    "(lfh simulate); manifest.json says so (simulated: true)", fg="yellow", err=True)
+    if os.geteuid() == 0:
+        click.echo(ROOT_NOTE, err=True)
     if publication.manifest["dbt"]["note"]:
         click.echo(f"note: {publication.manifest['dbt']['note']}", err=True)
     if postgres_dsn is not None and reader_password is not None:
