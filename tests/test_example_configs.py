@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 import pytest
 
-from lfh.llm_config import load_models
+from lfh.llm.config import load_models
 from lfh.paths import project_root
-from lfh.simulate_config import load_config
+from lfh.simulate.config import load_config
 
 CONFIGS = project_root() / "configs"
 

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from fixtures_simulate import write_test_lexicon
 
 from lfh.identity import canonical_model, story_id
-from lfh.llm_prompts import LabelKeys, catalog
-from lfh.simulate import run_simulation, simulate
-from lfh.simulate_config import ConfigError, load_config
+from lfh.llm.prompts import LabelKeys, catalog
+from lfh.simulate.config import ConfigError, load_config
+from lfh.simulate.run import run_simulation, simulate
 
 INDICATORS = {"he", "him", "his", "she", "her", "hers", "they", "them", "their", "grandfather", "grandmother"}
 
@@ -165,9 +165,9 @@ def test_first_names_match_the_characters_gender(tmp_path: Path) -> None:
     by men: no 'Michael' among the women."""
     from fixtures_simulate import PCT_FEMALE
 
-    from lfh.simulate_corpus import draw_corpus
-    from lfh.simulate_design import build_design
-    from lfh.simulate_lexicon import build_pools, read_lexicon
+    from lfh.simulate.corpus import draw_corpus
+    from lfh.simulate.design import build_design
+    from lfh.simulate.lexicon import build_pools, read_lexicon
 
     db_path = tmp_path / "lfh.duckdb"
     write_test_lexicon(db_path)
