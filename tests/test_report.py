@@ -34,7 +34,17 @@ PROBE = """<script>
 window.addEventListener('load', () => {
   const result = [...document.querySelectorAll('svg.report-figure')].map(svg => {
     const box = svg.getBoundingClientRect();
-    return {id: svg.id, width: box.width, height: box.height, drawn: svg.querySelectorAll('path,use,text').length};
+    const texts = [...svg.querySelectorAll('text')].map(text => [text.textContent, text.getBoundingClientRect()])
+      .filter(([content, rect]) => content.trim() && rect.width > 0);
+    const overlaps = [];
+    texts.forEach(([a, ra], i) => texts.slice(i + 1).forEach(([b, rb]) => {
+      const dx = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const dy = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (dx > 1 && dy > 1) overlaps.push([a, b]);
+    }));
+    return {id: svg.id, width: box.width, height: box.height, drawn: svg.querySelectorAll('path,use,text').length,
+            xticks: [...svg.querySelectorAll('g[id^="xtick"] text')].map(text => text.textContent),
+            overlaps: overlaps};
   });
   const out = document.createElement('pre'); out.id = 'probe'; out.textContent = JSON.stringify(result);
   document.body.appendChild(out);
@@ -96,6 +106,11 @@ def test_every_figure_renders_in_headless_chromium(report_dir: Path, tmp_path: P
         assert figure, f"figure {key} not in the rendered page"
         assert figure["width"] > 200 and figure["height"] > 100, f"figure {key} rendered at {figure}"
         assert figure["drawn"] > 20, f"figure {key} has almost nothing drawn: {figure}"
+        assert len(figure["xticks"]) >= 2, f"figure {key} has no readable x tick labels: {figure['xticks']}"
+        assert figure["overlaps"] == [], f"figure {key}: texts overlap in the browser: {figure['overlaps']}"
+    ratio_ticks = set(laid_out["fig-omission-race"]["xticks"])
+    assert "1" in ratio_ticks and ratio_ticks <= {"0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10",
+                                                  "20", "50", "100"}, ratio_ticks
 
 
 def test_the_report_logs_no_console_message(report_dir: Path, tmp_path: Path) -> None:

@@ -25,6 +25,12 @@ class MartsMissing(RuntimeError):
     """The warehouse has no marts: build them first."""
 
 
+def _has_column(connection: duckdb.DuckDBPyConnection, mart: str, column: str) -> bool:
+    found = connection.execute("select count(*) from information_schema.columns where table_name = ? "
+                               "and column_name = ?", [mart, column]).fetchone()
+    return bool(found and found[0])
+
+
 def read_marts(db_path: Path) -> dict[str, pl.DataFrame]:
     """Every mart the report draws (an absent mart comes back as an empty frame, and its section says so)."""
     if not db_path.is_file():
@@ -41,6 +47,8 @@ def read_marts(db_path: Path) -> dict[str, pl.DataFrame]:
         frames = {}
         for mart in MARTS:
             columns = _NARROW.get(mart, "*")
+            if mart == "dim_stories" and _has_column(connection, mart, "is_simulated"):
+                columns += ", is_simulated"  # marts built before the flag lack it
             frames[mart] = (connection.sql(f"select {columns} from marts.{mart}").pl() if mart in present
                             else pl.DataFrame())
         return frames
