@@ -1,5 +1,5 @@
 -- Characters summed into cells of model x domain x condition x gender, plus the same cells over all models
--- (var all_models_label). Every count-based measure reads these cells, so fct_characters is scanned once.
+-- (var all_models_label). Every count-based measure reads these cells, so the characters are scanned once.
 -- Race weights are summed over matched characters only (a weight is 0 when not matched, but a null or a
 -- stray weight on an unmatched name must not enter a race count).
 
@@ -15,7 +15,7 @@ with characters as (
         {%- for race in measure_race_codes() %}
         {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
         {%- endfor %}
-    from {{ ref('fct_characters') }}
+    from {{ ref('int_characters_joined') }}
 
 ),
 

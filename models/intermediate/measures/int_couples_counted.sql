@@ -9,7 +9,7 @@
 with characters as (
 
     select story_id, role, model, domain, prompt_id, role_text, gender
-    from {{ ref('fct_characters') }}
+    from {{ ref('int_characters_joined') }}
     where domain = 'love'
 
 ),

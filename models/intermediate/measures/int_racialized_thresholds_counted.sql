@@ -14,7 +14,7 @@ with characters as (
         {%- for race in measure_race_codes() %}
         coalesce({{ race_weight_column(race) }}, 0) as {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
         {%- endfor %}
-    from {{ ref('fct_characters') }}
+    from {{ ref('int_characters_joined') }}
     where condition in ('subordinate', 'dominant')
         and gender in {{ sql_in_list(racialized_gender_codes()) }}
         and name_matched
