@@ -33,7 +33,7 @@ responses as (
 
 stories as (
     select story_id, domain, prompt_condition, catalog_subject_key, catalog_object_key
-    from {{ ref('stg_stories') }}
+    from {{ ref('int_stories_placed') }}
 ),
 
 -- one labeling run per story: the pinned run when vars name one, else the run loaded last

@@ -5,7 +5,7 @@ with
 
 stories as (
     select story_id, model, domain, prompt_condition, prompt_id
-    from {{ ref('stg_stories') }}
+    from {{ ref('int_stories_placed') }}
     where domain is not null
 ),
 
