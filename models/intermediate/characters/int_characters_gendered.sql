@@ -46,5 +46,6 @@ select
     end as gender
 from story_roles
 left join hits
-    on story_roles.story_id = hits.story_id
-    and story_roles.role = hits.role
+    on
+        story_roles.story_id = hits.story_id
+        and story_roles.role = hits.role

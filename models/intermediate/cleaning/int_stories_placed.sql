@@ -68,7 +68,8 @@ placed as (
         -- fallback role keys (METHOD.md §3) when the labeling request is not stored with a response
         coalesce(prompt_catalog.subject_key, prompt_catalog_by_id.subject_key, nullif(trim(normalized.subject), ''))
             as catalog_subject_key,
-        coalesce(prompt_catalog.object_key, prompt_catalog_by_id.object_key, normalized.object_given) as catalog_object_key,
+        coalesce(prompt_catalog.object_key, prompt_catalog_by_id.object_key, normalized.object_given)
+            as catalog_object_key,
         normalized.story_text_clean as story_text,
         coalesce(normalized.story_text_clean <> normalized.story_text, false) as prompt_prefix_stripped,
         coalesce({{ trim_whitespace('normalized.story_text_clean') }}, '') = '' as is_empty_text,
@@ -97,5 +98,14 @@ select
     story_id, model_given, model, query, query_normalized, prompt_id, domain, prompt_condition, placement,
     subject, object, role_category, relation, catalog_subject_key, catalog_object_key,
     story_text, prompt_prefix_stripped, is_empty_text,
-    generated_at, prompt_tokens, completion_tokens, occurrence, source_kind, source_file, source_row, file_sha256, loaded_at, load_id
+    generated_at,
+    prompt_tokens,
+    completion_tokens,
+    occurrence,
+    source_kind,
+    source_file,
+    source_row,
+    file_sha256,
+    loaded_at,
+    load_id
 from placed

@@ -39,6 +39,7 @@ from stories
 inner join labeling
     on stories.story_id = labeling.story_id
 cross join roles
-where roles.role = 'subject'
+where
+    roles.role = 'subject'
     or stories.prompt_condition = 'power_laden'
     or stories.domain = 'love'

@@ -13,7 +13,7 @@ with characters as (
         first_name,
         name_matched,
         {%- for race in measure_race_codes() %}
-        {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
+            {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from {{ ref('int_characters_joined') }}
 
@@ -30,8 +30,8 @@ per_model as (
         cast(count(first_name) as bigint) as with_name,
         cast(sum(case when name_matched then 1 else 0 end) as bigint) as with_matched_name,
         {%- for race in measure_race_codes() %}
-        cast(sum(case when name_matched then coalesce({{ race_weight_column(race) }}, 0) else 0 end) as double)
-            as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
+            cast(sum(case when name_matched then coalesce({{ race_weight_column(race) }}, 0) else 0 end) as double)
+                as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from characters
     group by model, domain, condition, gender
@@ -49,7 +49,7 @@ all_models as (
         cast(sum(with_name) as bigint) as with_name,
         cast(sum(with_matched_name) as bigint) as with_matched_name,
         {%- for race in measure_race_codes() %}
-        cast(sum(weight_sum_{{ race }}) as double) as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
+            cast(sum(weight_sum_{{ race }}) as double) as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from per_model
     group by domain, condition, gender
