@@ -34,7 +34,10 @@ tokenized as (
         case
             when is_unspecified then []
             else
-                {{ list_map(split_on_whitespace(remove_quoted_nickname('chosen_name')), 'token -> ' ~ title_case_token('token')) }}
+                {{ list_map(
+                    split_on_whitespace(remove_quoted_nickname('chosen_name')),
+                    'token -> ' ~ title_case_token('token')
+                ) }}
         end as name_tokens
     from chosen
 ),

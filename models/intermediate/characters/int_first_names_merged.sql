@@ -33,7 +33,7 @@ census_by_key as (
     {% for group_code in ['white', 'black', 'latine', 'asian', 'aian', 'multiracial'] -%}
         sum(coalesce(share_{{ group_code }}, 0) * coalesce(n_total, 1)) / sum(coalesce(n_total, 1))
             as share_{{ group_code }}{{ ',' if not loop.last }}
-    
+
 {% endfor %}
     from census
     group by first_name_key
@@ -45,7 +45,7 @@ custom_census as (
         min(mode) as mode,  -- 'add' < 'replace': a name given both ways is treated as added
     {% for group_code in ['white', 'black', 'latine', 'asian', 'aian', 'multiracial'] -%}
         avg(coalesce(share_{{ group_code }}, 0)) as share_{{ group_code }}{{ ',' if not loop.last }}
-    
+
     {% endfor %}
     from custom
     where has_census_values
@@ -61,7 +61,7 @@ census_final as (
                 then custom_census.share_{{ group_code }}
             else census_by_key.share_{{ group_code }}
         end as share_{{ group_code }}{{ ',' if not loop.last }}
-    
+
     {% endfor %}
     from census_by_key
     full outer join custom_census

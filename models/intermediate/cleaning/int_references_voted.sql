@@ -38,7 +38,7 @@ counted as (
 -- the same reference strings recur across stories ('he', 'she'): normalise each distinct string once
 reference_tokens as (
     select reference, {{ letter_tokens('reference') }} as tokens
-    from (select distinct reference from counted)
+    from (select distinct reference from counted) as distinct_references
 )
 
 select

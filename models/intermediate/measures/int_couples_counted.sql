@@ -75,7 +75,7 @@ per_model_counts as (
     from typed_couples
     group by model, couple_type
     union all
-    select cast('{{ var("all_models_label") }}' as varchar), couple_type, count(*)
+    select cast('{{ var("all_models_label") }}' as varchar) as model, couple_type, count(*) as couples
     from typed_couples
     group by couple_type
 

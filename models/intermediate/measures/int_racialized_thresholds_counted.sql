@@ -89,8 +89,8 @@ histogram as (
         gender,
         race,
         highest_threshold,
-        sum(subordinate_characters),
-        sum(dominant_characters)
+        sum(subordinate_characters) as subordinate_characters,
+        sum(dominant_characters) as dominant_characters
     from histogram_per_model
     group by domain, gender, race, highest_threshold
 
@@ -117,8 +117,8 @@ denominators as (
         cast('{{ var("all_models_label") }}' as varchar) as model,
         domain,
         gender,
-        sum(subordinate_denominator),
-        sum(dominant_denominator)
+        sum(subordinate_denominator) as subordinate_denominator,
+        sum(dominant_denominator) as dominant_denominator
     from denominators_per_model
     group by domain, gender
 
