@@ -5,8 +5,8 @@ with
 source_stories as (
     select
         story_id, model, model_canonical, query, subject, object, role_category, story_text, generated_at,
-        occurrence, source_kind, prompt_id, prompt_tokens, completion_tokens, source_file, source_row, file_sha256,
-        loaded_at, load_id
+        occurrence, source_kind, prompt_id, prompt_tokens, completion_tokens, is_simulated, source_file, source_row,
+        file_sha256, loaded_at, load_id
     from {{ source('raw', 'stories') }}
 )
 
@@ -25,6 +25,7 @@ select
     prompt_id,
     prompt_tokens,
     completion_tokens,
+    coalesce(is_simulated, false) as is_simulated,
     source_file,
     source_row,
     file_sha256,

@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "generate": "lfh.cli.generate:generate",
     "label": "lfh.cli.label:label",
     "finetune-data": "lfh.cli.finetune:finetune_data",
+    "audit-sample": "lfh.cli.audit_sample:audit_sample",
     "simulate": "lfh.cli.simulate:simulate",
     "report": "lfh.cli.report:report",
     "demo": "lfh.cli.demo:demo",

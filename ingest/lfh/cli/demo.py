@@ -15,7 +15,7 @@ from lfh.build.dbt import build_warehouse
 from lfh.cli.command import command
 from lfh.landing.ingest import ingest_paths
 from lfh.lexicon.load import build_lexicon
-from lfh.paths import database_path, project_root
+from lfh.paths import database_path, project_root, reports_dir_for
 from lfh.report.write import write_report
 from lfh.serve.publish import default_destination, publish_marts
 from lfh.simulate.config import load_config
@@ -78,7 +78,7 @@ def _step(name: str, action: Callable[[], object]) -> object:
 @click.option("--landing", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the simulated files go. Default: data/landing/simulated.")
 @click.option("--reports", "reports_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Report folder. Default: reports/.")
+              help="Report folder. Default: reports/ beside the warehouse (reports/ of the project for its own).")
 @click.option("--publish/--no-publish", "with_publish", default=True, help="Publish the marts for BI tools.")
 def demo(stories_per_prompt: int | None, landing: Path | None, reports_dir: Path | None,
          with_publish: bool) -> None:
@@ -86,7 +86,7 @@ def demo(stories_per_prompt: int | None, landing: Path | None, reports_dir: Path
     started = time.perf_counter()
     db_path = database_path()
     landing = (landing or default_landing()).resolve()
-    reports_dir = (reports_dir or project_root() / "reports").resolve()
+    reports_dir = (reports_dir or reports_dir_for(db_path)).resolve()
     foreign = _foreign_sources(db_path, landing)
     if foreign:
         raise click.ClickException(
@@ -119,7 +119,7 @@ def demo(stories_per_prompt: int | None, landing: Path | None, reports_dir: Path
 
     _step("ingest: land the files in the raw schema", land)
     _step("build: dbt build (staging, cleaning, measures, tests)", lambda: build_warehouse(db_path=db_path))
-    report_path = _step("report: reports/index.html", lambda: write_report(db_path, reports_dir))
+    report_path = _step(f"report: {reports_dir / 'index.html'}", lambda: write_report(db_path, reports_dir))
 
     if with_publish:
         publication = _step("publish: read-only copy of the marts for BI tools",

@@ -9,7 +9,7 @@ import click
 
 from lfh.cli.command import command
 from lfh.paths import database_path, project_root
-from lfh.serve.publish import default_destination, publish_marts
+from lfh.serve.publish import ROOT_NOTE, default_destination, publish_marts
 
 
 @command()
@@ -40,6 +40,11 @@ def publish(destination: Path | None, target_dir: Path | None, keep: int, postgr
     for mart in publication.manifest["marts"]:
         click.echo(f"  {mart['relation']}: {mart['rows']} rows")
     click.echo(f"published {len(publication.manifest['marts'])} marts to {publication.destination}")
+    if publication.manifest.get("simulated"):
+        click.secho(f"note: the marts hold {publication.manifest['simulated_stories']:,} SIMULATED stories "
+                    "(lfh simulate); manifest.json says so (simulated: true)", fg="yellow", err=True)
+    if os.geteuid() == 0:
+        click.echo(ROOT_NOTE, err=True)
     if publication.manifest["dbt"]["note"]:
         click.echo(f"note: {publication.manifest['dbt']['note']}", err=True)
     if postgres_dsn is not None and reader_password is not None:

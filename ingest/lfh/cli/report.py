@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from lfh.cli.command import command
-from lfh.paths import database_path, project_root
+from lfh.paths import database_path, reports_dir_for
 from lfh.report.write import write_report
 
 
@@ -16,8 +16,10 @@ from lfh.report.write import write_report
               help="DuckDB file to read (read-only). Default: the warehouse (LFH_DB). A published copy works too: "
                    "--db warehouse/published/marts.duckdb.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder. Default: reports/.")
+              help="Output folder. Default: reports/ beside the warehouse read (reports/ of the project for "
+                   "its own warehouse, /data/x/reports for LFH_DB=/data/x/lfh.duckdb).")
 def report(db_path: Path | None, out_dir: Path | None) -> None:
-    """Write reports/index.html (self-contained, opens offline) and the figures as PNG and SVG."""
-    target = write_report((db_path or database_path()).resolve(), (out_dir or project_root() / "reports").resolve())
-    click.echo(f"report: {target}\nfigures: {target.parent / 'figures'}")
+    """Write index.html (self-contained, opens offline) and the figures as PNG and SVG, beside the warehouse."""
+    db_path = (db_path or database_path()).resolve()
+    target = write_report(db_path, (out_dir or reports_dir_for(db_path)).resolve())
+    click.echo(f"report of {db_path} written to {target}\nfigures: {target.parent / 'figures'}")

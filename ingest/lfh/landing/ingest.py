@@ -15,13 +15,14 @@ from lfh.landing.ingest_file import FileResult, ingest_file
 from lfh.landing.schema import ensure_raw_schema
 
 
-def ingest_paths(paths: list[Path], db_path: Path | None = None,
-                 reread: bool = False) -> tuple[list[FileResult], list[Path]]:
-    """Land every file under paths in the warehouse; (results per file, files skipped for their extension)."""
-    files, skipped = discover_files(paths)
+def ingest_paths(paths: list[Path], db_path: Path | None = None, reread: bool = False,
+                 include_simulated: bool = True, allow_mix: bool = False) -> tuple[list[FileResult], list[Path]]:
+    """Land every file under paths in the warehouse; (results per file, files skipped for their extension or
+    because they sit in a simulated subfolder and include_simulated is off)."""
+    files, skipped = discover_files(paths, include_simulated)
     connection = connect(db_path)
     try:
         ensure_raw_schema(connection)
-        return [ingest_file(connection, path, reread) for path in files], skipped
+        return [ingest_file(connection, path, reread, allow_mix) for path in files], skipped
     finally:
         connection.close()

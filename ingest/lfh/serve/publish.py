@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from lfh.paths import database_path, project_root
 from lfh.serve.copy import copy_marts, describe_marts, export_parquet
 from lfh.serve.provenance import dbt_provenance
@@ -44,6 +46,25 @@ def _iso_mtime(path: Path) -> str:
     return datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()
 
 
+ROOT_NOTE = ("note: running as root. The copy is read-only by file mode, which root ignores: a read-write open of "
+             "marts.duckdb by root locks every reader out. For shared use serve the marts with `lfh serve` "
+             "(docs/SERVING.md, 'The limit of a file's read-only mode').")
+
+
+def simulated_stories(serving_file: Path) -> int:
+    """Stories of dim_stories made by `lfh simulate` (0 for a copy whose dim_stories lacks the flag)."""
+    connection = duckdb.connect(str(serving_file), read_only=True)
+    try:
+        columns = connection.execute(
+            "select column_name from information_schema.columns where table_name = 'dim_stories'").fetchall()
+        if ("is_simulated",) not in columns:
+            return 0
+        row = connection.execute("select count(*) filter (where is_simulated) from marts.dim_stories").fetchone()
+        return int(row[0]) if row else 0
+    finally:
+        connection.close()
+
+
 def build_manifest(build_db: Path, version_dir: Path, target_dir: Path, warehouse_facts: dict[str, Any],
                    published_at: datetime) -> dict[str, Any]:
     marts = describe_marts(version_dir / SERVING_FILE)
@@ -52,9 +73,14 @@ def build_manifest(build_db: Path, version_dir: Path, target_dir: Path, warehous
     if not baseline_sets and "baseline_set" in dbt["vars"]:
         # No mart carries the column: fall back to the var the run used, and say where it came from.
         baseline_sets = [{"name": dbt["vars"]["baseline_set"], "sources": [], "from": "dbt vars"}]
+    simulated = simulated_stories(version_dir / SERVING_FILE)
     return {
         "format": MANIFEST_FORMAT,
         "published_at": published_at.isoformat(),
+        # whether the marts were built (wholly or partly) from `lfh simulate`'s stories: they say nothing about
+        # any real model then
+        "simulated": simulated > 0,
+        "simulated_stories": simulated,
         "source_database": str(build_db),
         "source_modified_at": _iso_mtime(build_db),
         "dbt": {key: value for key, value in dbt.items() if key != "marts"},

@@ -5,6 +5,7 @@ source_stories as (
     select
         story_id, model, model_canonical, query, subject, object, role_category, story_text,
         generated_at, occurrence, source_kind, prompt_id as prompt_id_given, prompt_tokens, completion_tokens,
+        is_simulated,
         source_file, source_row, file_sha256, loaded_at, load_id
     from {{ ref('stg_stories') }}
 ),
@@ -68,8 +69,7 @@ placed as (
         -- fallback role keys (METHOD.md §3) when the labeling request is not stored with a response
         coalesce(prompt_catalog.subject_key, prompt_catalog_by_id.subject_key, nullif(trim(normalized.subject), ''))
             as catalog_subject_key,
-        coalesce(prompt_catalog.object_key, prompt_catalog_by_id.object_key, normalized.object_given)
-            as catalog_object_key,
+        coalesce(prompt_catalog.object_key, prompt_catalog_by_id.object_key, normalized.object_given) as catalog_object_key,
         normalized.story_text_clean as story_text,
         coalesce(normalized.story_text_clean <> normalized.story_text, false) as prompt_prefix_stripped,
         coalesce({{ trim_whitespace('normalized.story_text_clean') }}, '') = '' as is_empty_text,
@@ -78,6 +78,7 @@ placed as (
         normalized.completion_tokens,
         normalized.occurrence,
         normalized.source_kind,
+        normalized.is_simulated,
         normalized.source_file,
         normalized.source_row,
         normalized.file_sha256,
@@ -98,14 +99,6 @@ select
     story_id, model_given, model, query, query_normalized, prompt_id, domain, prompt_condition, placement,
     subject, object, role_category, relation, catalog_subject_key, catalog_object_key,
     story_text, prompt_prefix_stripped, is_empty_text,
-    generated_at,
-    prompt_tokens,
-    completion_tokens,
-    occurrence,
-    source_kind,
-    source_file,
-    source_row,
-    file_sha256,
-    loaded_at,
-    load_id
+    generated_at, prompt_tokens, completion_tokens, occurrence, source_kind, is_simulated, source_file, source_row,
+    file_sha256, loaded_at, load_id
 from placed
