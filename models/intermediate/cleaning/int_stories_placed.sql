@@ -69,7 +69,8 @@ placed as (
         -- fallback role keys (METHOD.md §3) when the labeling request is not stored with a response
         coalesce(prompt_catalog.subject_key, prompt_catalog_by_id.subject_key, nullif(trim(normalized.subject), ''))
             as catalog_subject_key,
-        coalesce(prompt_catalog.object_key, prompt_catalog_by_id.object_key, normalized.object_given) as catalog_object_key,
+        coalesce(prompt_catalog.object_key, prompt_catalog_by_id.object_key, normalized.object_given)
+            as catalog_object_key,
         normalized.story_text_clean as story_text,
         coalesce(normalized.story_text_clean <> normalized.story_text, false) as prompt_prefix_stripped,
         coalesce({{ trim_whitespace('normalized.story_text_clean') }}, '') = '' as is_empty_text,
