@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from fixtures_ingest import query_all, story_records, write_jsonl
 
-from lfh.landing.ingest import ingest
+from lfh.cli.ingest import ingest
 from lfh.landing.simulated import write_marker
 
 

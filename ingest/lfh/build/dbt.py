@@ -8,8 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import click
-
+from lfh.errors import BuildError
 from lfh.paths import DB_ENV_VAR, database_path, project_root
 
 
@@ -32,14 +31,14 @@ def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | 
                             capture_output=capture, check=False)
     if result.returncode != 0:
         detail = (result.stdout or "")[-4000:] if capture else ""
-        raise click.ClickException(
+        raise BuildError(
             f"dbt {' '.join(arguments)} failed (exit {result.returncode}) on {target_db}.\n{detail}"
             "Read the dbt log above (or logs/dbt.log) for the failing model or test."
         )
     return result
 
 
-def _parse_var_value(value: str) -> object:
+def parse_var_value(value: str) -> object:
     """Numbers, booleans and lists as JSON; anything else (a baseline set name, a model) as text."""
     try:
         return json.loads(value)
@@ -47,23 +46,13 @@ def _parse_var_value(value: str) -> object:
         return value
 
 
-@click.command()
-@click.option("--select", "-s", "selection", default=None, help="dbt node selection, e.g. marts or +fct_characters")
-@click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
-              help="Override a dbt var, e.g. --var vote_threshold=0.6 (repeatable).")
-@click.option("--skip-tests", is_flag=True, help="dbt run + seed instead of dbt build (no data or unit tests).")
-def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool) -> None:
-    """Build every table with dbt (seeds, models, tests) in the warehouse."""
-    dbt_vars: dict[str, object] = {}
-    for item in variables:
-        name, separator, value = item.partition("=")
-        if not separator:
-            raise click.BadParameter(f"{item!r}: write NAME=VALUE", param_hint="--var")
-        dbt_vars[name] = _parse_var_value(value)
+def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
+                    db_path: Path | None = None) -> None:
+    """`dbt build` of the selection (everything by default), or `dbt seed` + `dbt run` without the tests.
+    Raises BuildError when dbt fails."""
     selector = ["--select", selection] if selection else []
     if skip_tests:
-        run_dbt(["seed", *selector], dbt_vars=dbt_vars)
-        run_dbt(["run", *selector], dbt_vars=dbt_vars)
+        run_dbt(["seed", *selector], db_path, dbt_vars)
+        run_dbt(["run", *selector], db_path, dbt_vars)
     else:
-        run_dbt(["build", *selector], dbt_vars=dbt_vars)
-    click.echo(f"built {database_path()}")
+        run_dbt(["build", *selector], db_path, dbt_vars)

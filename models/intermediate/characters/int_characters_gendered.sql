@@ -43,7 +43,7 @@ nonbinary_cue_words as (
 
 stories as (
     select story_id, story_text
-    from {{ ref('stg_stories') }}
+    from {{ ref('int_stories_placed') }}
 ),
 
 first_names as (
