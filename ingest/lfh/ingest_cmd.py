@@ -13,28 +13,39 @@ import click
 
 from lfh.db import connect
 from lfh.landing.discovery import discover_files
-from lfh.landing.ingest_file import FileResult, ingest_file
-from lfh.landing.schema import ensure_raw_schema
+from lfh.landing.duckdb_sink import DuckDBSink
+from lfh.landing.ingest_file import FileResult, ReadOptions, ingest_file, unreadable_path
+from lfh.landing.read_csv import ENCODINGS, CsvOptions
+from lfh.landing.sink import LandingSink
 from lfh.paths import database_path
 
 
-def ingest_paths(paths: list[Path], db_path: Path | None = None,
-                 reread: bool = False) -> tuple[list[FileResult], list[Path]]:
-    """Land every file under paths in the warehouse; (results per file, files skipped for their extension)."""
+def ingest_paths(paths: list[Path], db_path: Path | None = None, reread: bool = False,
+                 options: ReadOptions | None = None,
+                 sink: LandingSink | None = None) -> tuple[list[FileResult], list[Path]]:
+    """Land every file under paths (in the warehouse, or the sink given); (results per file, files skipped for
+    their extension). A path that cannot be read is that file's failure; the others still land."""
     files, skipped = discover_files(paths)
-    connection = connect(db_path)
+    target = sink or DuckDBSink(connect(db_path), db_path or database_path())
     try:
-        ensure_raw_schema(connection)
-        return [ingest_file(connection, path, reread) for path in files], skipped
+        target.prepare()
+        results = [ingest_file(target, path, reread, options) if problem is None
+                   else unreadable_path(target, path, problem) for path, problem in files]
+        return results, skipped
     finally:
-        connection.close()
+        if sink is None:
+            target.close()
 
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--reread", is_flag=True,
               help="Read files again even when unchanged since their last load (e.g. after editing the seeds).")
-def ingest(paths: tuple[Path, ...], reread: bool) -> None:
+@click.option("--encoding", type=click.Choice(sorted(ENCODINGS), case_sensitive=False), default=None,
+              help="Text encoding of CSV files (default: UTF-8, or UTF-16 when the file starts with its mark).")
+@click.option("--separator", default=None,
+              help="CSV separator, e.g. ';' or tab (default: detected among , ; tab |).")
+def ingest(paths: tuple[Path, ...], reread: bool, encoding: str | None, separator: str | None) -> None:
     """Land files or folders (searched recursively) into the warehouse's raw schema.
 
     Reads study workbooks (.xlsx) and the project's stories / label responses as JSON Lines (.jsonl, .json),
@@ -42,7 +53,8 @@ def ingest(paths: tuple[Path, ...], reread: bool) -> None:
     a file that grew adds only its new rows; a file unchanged since its last load (same path and checksum) is
     skipped without reading it; unusable rows go to raw.rejects.
     """
-    results, skipped = ingest_paths(list(paths), reread=reread)
+    options = ReadOptions(csv=CsvOptions(encoding=encoding, separator=separator))
+    results, skipped = ingest_paths(list(paths), reread=reread, options=options)
     for path in skipped:
         click.echo(f"{path}: skipped (not .xlsx, .jsonl, .ndjson, .json, .csv or .parquet)")
     for result in results:
