@@ -40,14 +40,18 @@ def _folder_files(folder: Path, chosen: dict[Path, str | None], skipped: list[Pa
         chosen[folder] = f"cannot list the folder ({exc.strerror or exc})"
         return
     for candidate in candidates:
-        try:
-            if not candidate.is_file() or _is_hidden_or_temporary(candidate):
-                continue
-        except OSError as exc:  # e.g. a symlink loop inside the folder: that entry fails, not the folder
-            chosen[candidate] = f"cannot read it ({exc.strerror or exc})"
+        if _is_hidden_or_temporary(candidate):
             continue
+        try:
+            broken_link = candidate.is_symlink() and not candidate.exists()
+            if not broken_link and not candidate.is_file():
+                continue
+        except OSError:
+            broken_link = True
         if file_format(candidate) is None:
             skipped.append(candidate)
+        elif broken_link:  # a symlink loop or a link to nothing: that entry fails, not the folder
+            chosen[candidate] = "a symbolic link that leads nowhere (a loop, or its target is gone)"
         else:
             chosen[candidate] = None
 
