@@ -66,16 +66,17 @@ class OccurrenceCounter:
     def number(self, frame: pl.DataFrame) -> pl.Series:
         """occurrence of each row of frame (sorted by source_row, after the batches passed before), and count them."""
         keyed = _content_key(frame.select(IDENTICAL))
-        within = keyed.select(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over(_KEY)).to_series()
+        within = keyed.select(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over(_KEY)).to_series().to_numpy()
+        row_a, row_b = (keyed[name].to_numpy() for name in _KEY)
+        row_found = self._find(row_a, row_b)
+        earlier = np.where(row_found >= 0, self._seen[np.maximum(row_found, 0)] if len(self._seen) else 0, 0)
+        occurrence = pl.Series("occurrence", within + earlier, dtype=pl.Int32)
         distinct = keyed.group_by(_KEY).agg(pl.len().cast(pl.Int32).alias("n"))
         a, b, n = (distinct[name].to_numpy() for name in (*_KEY, "n"))
         found = self._find(a, b)
-        earlier = np.zeros(len(a), dtype=np.int32)
-        earlier[found >= 0] = self._seen[found[found >= 0]]
-        prior = distinct.select(*_KEY).with_columns(pl.Series("_earlier", earlier))
-        occurrence = within + keyed.select(*_KEY).join(prior, on=_KEY, how="left", maintain_order="left")["_earlier"]
         self._seen[found[found >= 0]] += n[found >= 0]
-        new = found < 0
+        new = np.flatnonzero(found < 0)
+        new = new[np.argsort(a[new], kind="stable")]  # keys inserted at the same place must be in order too
         positions = np.searchsorted(self._a, a[new], side="left")
         self._a = np.insert(self._a, positions, a[new])
         self._b = np.insert(self._b, positions, b[new])
