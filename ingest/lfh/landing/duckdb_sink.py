@@ -2,7 +2,7 @@
 anti-joins, so a file arriving again adds nothing and a grown file adds only its new rows; a crash leaves no part
 of the file behind (DuckDB's write-ahead log drops an uncommitted transaction).
 
-Memory: DuckDB's buffer pool for the ingest is capped (LFH_INGEST_MEMORY_LIMIT, default 1GB) and spills to a
+Memory: DuckDB's buffer pool for the ingest is capped (LFH_INGEST_MEMORY_LIMIT, default 512MB) and spills to a
 temporary folder beside the warehouse, so a file of millions of rows does not grow the process with it.
 
 Test hook: when LFH_INGEST_TEST_PAUSE_FILE names a path, the sink creates that file after the file's inserts and
@@ -24,7 +24,7 @@ from lfh.landing.sink import PROVENANCE, TARGETS, LoadRecord, Provenance
 
 PAUSE_ENV_VAR = "LFH_INGEST_TEST_PAUSE_FILE"
 MEMORY_ENV_VAR = "LFH_INGEST_MEMORY_LIMIT"
-DEFAULT_MEMORY_LIMIT = "1GB"
+DEFAULT_MEMORY_LIMIT = "512MB"
 
 
 class DuckDBSink:

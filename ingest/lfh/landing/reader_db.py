@@ -8,7 +8,7 @@ import os
 import duckdb
 
 READER_MEMORY_ENV_VAR = "LFH_INGEST_READER_MEMORY"
-DEFAULT_READER_MEMORY = "512MB"
+DEFAULT_READER_MEMORY = "256MB"
 
 
 def reader_connection() -> duckdb.DuckDBPyConnection:

@@ -19,7 +19,7 @@ SOURCE_ROW = "source_row"
 ROW_PROBLEM = "__row_problem"
 
 BATCH_ROWS_ENV_VAR = "LFH_INGEST_BATCH_ROWS"
-DEFAULT_BATCH_ROWS = 100_000
+DEFAULT_BATCH_ROWS = 50_000
 
 
 def batch_rows() -> int:
