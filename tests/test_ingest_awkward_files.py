@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from fixtures_ingest import label_records, query_all, run_ingest, scalar, story_records, write_jsonl
 
-from lfh.ingest_cmd import ingest
+from lfh.landing.ingest import ingest
 
 
 def _jsonl_bytes(records: list[dict]) -> bytes:
