@@ -24,7 +24,7 @@ from lfh.identity import story_ids
 from lfh.landing.catalog import known_queries
 
 LFH = str(Path(sys.executable).parent / "lfh")
-CHUNK_ROWS = 250_000  # a multiple of REPEAT_EVERY, so repeated texts stay within a chunk
+CHUNK_ROWS = 250_000
 REPEAT_EVERY = 50
 MODELS = ["gpt-3.5-turbo", "gpt-4", "claude-2", "Llama2-7B", "PaLM2"]
 PARAGRAPH = ("the American student walked into the classroom, where the lights were bright and the lesson had "
@@ -45,11 +45,13 @@ def story_chunk(start: int, rows: int, queries: list[str]) -> pl.DataFrame:
                          "time": "2024-05-01T10:00:00Z"})
 
 
-def label_chunk(stories: pl.DataFrame) -> pl.DataFrame:
-    """One label response per story, pointing at the story's content-derived id."""
+def label_chunk(stories: pl.DataFrame, start: int) -> pl.DataFrame:
+    """One label response per story, pointing at the story's content-derived id (a repeated story, each
+    REPEAT_EVERY-th, is its text's second occurrence, whichever chunk the first one was in)."""
+    repeated = [bool(i and i % REPEAT_EVERY == 0) for i in range(start, start + stories.height)]
     identified = stories.with_columns(
         pl.col("model").alias("model_canonical"), pl.col("text").alias("story_text"),
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over("model", "query", "text").alias("occurrence"))
+        pl.Series("occurrence", [2 if repeat else 1 for repeat in repeated], dtype=pl.Int32))
     return pl.DataFrame({
         "story_id": story_ids(identified), "labeler_model": "gpt-4o-mini", "prompt_version": "method-v1",
         "request_text": "In the following story, name the student and list their references.",
@@ -69,7 +71,7 @@ def write_landing(folder: Path, stories: int) -> tuple[Path, Path]:
         for start in range(0, stories, CHUNK_ROWS):
             chunk = story_chunk(start, min(CHUNK_ROWS, stories - start), queries)
             chunk.write_ndjson(story_file)
-            label_chunk(chunk).write_ndjson(label_file)
+            label_chunk(chunk, start).write_ndjson(label_file)
     return stories_path, labels_path
 
 
