@@ -99,7 +99,7 @@ class _FileLoad:
     file_kind: str | None = None
     content: str | None = None
     rows_read: int = 0
-    counts: LandedCounts = field(default_factory=LandedCounts)
+    rejected: int = 0
     pending_rejects: list[pl.DataFrame] = field(default_factory=list)
 
 
@@ -114,23 +114,25 @@ def _normalised(path: Path, stream: RecordStream, load: _FileLoad) -> Iterator[B
         yield project_batch(path, records, load.content, occurrences)
 
 
-def land_file(sink: LandingSink, path: Path, provenance: Provenance, options: ReadOptions) -> tuple[str, int,
-                                                                                                    LandedCounts]:
-    """Read and land one file inside the sink's open load: (file kind, rows read, counts)."""
+def land_file(sink: LandingSink, path: Path, provenance: Provenance,
+              options: ReadOptions) -> tuple[LandedCounts, str, int]:
+    """Read, land and finish one file inside the sink's open load: (counts, file kind, rows read)."""
     stream = open_records(path, options)
     load = _FileLoad()
     later = _raw_records_later(stream)
     for batch in _normalised(path, stream, load):
         load.file_kind = load.file_kind or (batch.file_kind if batch.rows_read else None)
         load.rows_read += batch.rows_read
-        load.counts = load.counts + land_batch(sink, batch, rejects_now=not later)
+        load.rejected += batch.rejects.height
+        land_batch(sink, batch, rejects_now=not later)
         if later and batch.rejects.height:
             load.pending_rejects.append(batch.rejects)
     if load.pending_rejects:
         for completed in stream.complete_rejects(pl.concat(load.pending_rejects)):
             land_rejects(sink, completed)
     file_kind = load.file_kind or f"empty_{stream.source_kind}"
-    return file_kind, load.rows_read, load.counts
+    return sink.finish_file(LoadRecord(provenance, file_kind, load.rows_read, load.rejected)), file_kind, \
+        load.rows_read
 
 
 def _raw_records_later(stream: RecordStream) -> bool:
@@ -155,8 +157,7 @@ def ingest_file(sink: LandingSink, path: Path, reread: bool = False,
                               unchanged_since=previous_load)
         sink.begin_file(provenance)
         try:
-            file_kind, rows_read, counts = land_file(sink, path, provenance, options)
-            sink.finish_file(LoadRecord(provenance, file_kind, rows_read, counts))
+            counts, file_kind, rows_read = land_file(sink, path, provenance, options)
         except BaseException:
             sink.abort_file()
             raise

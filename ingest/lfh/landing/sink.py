@@ -1,8 +1,9 @@
 """Where landed rows are written: the one seam between reading files and storing their rows.
 
 `lfh ingest` talks to a LandingSink only: it asks whether a file was loaded before, opens one file's load, offers
-each table's rows batch by batch (the sink keeps those whose key it does not hold yet and says how many), and
-finishes the load (its raw.load_log row and the commit) or aborts it. DuckDBSink (lfh.landing.duckdb_sink) writes
+each table's rows batch by batch, and finishes the load (the sink keeps the first row of each key it does not hold
+yet, says how many per table, writes the raw.load_log row and makes it all visible at once) or aborts it.
+DuckDBSink (lfh.landing.duckdb_sink) writes
 the warehouse's raw schema; another sink, e.g. Parquet files for the Spark port, implements the same methods with
 the same meaning: a file lands all or nothing, and a row whose key is already held is a duplicate.
 """
@@ -59,12 +60,12 @@ class LandedCounts:
 
 @dataclass(frozen=True)
 class LoadRecord:
-    """One raw.load_log row: what a file's load read and landed."""
+    """What a file's load read: the sink adds what landed and writes the raw.load_log row."""
 
     provenance: Provenance
     file_kind: str
     rows_read: int
-    counts: LandedCounts
+    rejected: int
 
 
 class LandingSink(Protocol):
@@ -77,13 +78,14 @@ class LandingSink(Protocol):
     def begin_file(self, provenance: Provenance) -> None:
         """Start one file's all-or-nothing load."""
 
-    def insert_new(self, table: str, frame: pl.DataFrame) -> int:
-        """Add the rows of frame (TARGETS[table] columns and source_row) whose key the table does not hold yet,
-        including rows added earlier in this file's load; the first by source_row wins within a frame. Returns
-        how many were added."""
+    def offer(self, table: str, frame: pl.DataFrame) -> None:
+        """Take one batch of a table's rows (TARGETS[table] columns and source_row) into the open load. Nothing
+        is visible before finish_file; memory must not grow with the number of batches."""
 
-    def finish_file(self, load: LoadRecord) -> None:
-        """Record the load (raw.load_log) and make everything of the file visible at once."""
+    def finish_file(self, load: LoadRecord) -> LandedCounts:
+        """Keep, per table, the first row (by source_row) of each key not held yet; record the load
+        (raw.load_log) and make everything of the file visible at once. Returns what landed; duplicates are
+        the offered rows of stories, label_responses and hand_labels that did not."""
 
     def abort_file(self) -> None:
         """Drop everything of the file's load (nothing of it stays)."""
