@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lfh.landing.simulated import MARKER, marked_folder
+
 FORMAT_BY_SUFFIX: dict[str, str] = {
     ".xlsx": "xlsx",
     ".jsonl": "json",
@@ -33,14 +35,21 @@ def _resolved(given: Path) -> tuple[Path, str | None]:
         return given.expanduser().absolute(), f"cannot resolve the path ({exc.strerror or exc})"
 
 
-def _folder_files(folder: Path, chosen: dict[Path, str | None], skipped: list[Path]) -> None:
+def _inside_simulated_subfolder(candidate: Path, searched: Path) -> bool:
+    """A file under a folder marked simulated that lies inside (not above) the folder searched."""
+    marked = marked_folder(candidate)
+    return marked is not None and marked != searched and searched in marked.parents
+
+
+def _folder_files(folder: Path, chosen: dict[Path, str | None], skipped: list[Path],
+                  include_simulated: bool) -> None:
     try:
         candidates = sorted(folder.rglob("*"))
     except OSError as exc:
         chosen[folder] = f"cannot list the folder ({exc.strerror or exc})"
         return
     for candidate in candidates:
-        if _is_hidden_or_temporary(candidate):
+        if _is_hidden_or_temporary(candidate) or candidate.name == MARKER:
             continue
         try:
             broken_link = candidate.is_symlink() and not candidate.exists()
@@ -48,7 +57,8 @@ def _folder_files(folder: Path, chosen: dict[Path, str | None], skipped: list[Pa
                 continue
         except OSError:
             broken_link = True
-        if file_format(candidate) is None:
+        skip_simulated = not include_simulated and _inside_simulated_subfolder(candidate, folder)
+        if skip_simulated or file_format(candidate) is None:
             skipped.append(candidate)
         elif broken_link:  # a symlink loop or a link to nothing: that entry fails, not the folder
             chosen[candidate] = "a symbolic link that leads nowhere (a loop, or its target is gone)"
@@ -56,11 +66,13 @@ def _folder_files(folder: Path, chosen: dict[Path, str | None], skipped: list[Pa
             chosen[candidate] = None
 
 
-def discover_files(paths: list[Path]) -> tuple[list[tuple[Path, str | None]], list[Path]]:
+def discover_files(paths: list[Path],
+                   include_simulated: bool = True) -> tuple[list[tuple[Path, str | None]], list[Path]]:
     """(files to ingest, each with None or why it cannot be read at all; files skipped for their extension).
     A file named explicitly is always returned, even with an unknown extension (it then fails with a clear
     message); inside folders only known extensions are taken. A path that cannot be resolved or listed (a symlink
-    loop, no permission) is returned with its problem: it is that file's failure, never the whole call's."""
+    loop, no permission) is returned with its problem: it is that file's failure, never the whole call's. A
+    subfolder marked simulated (SIMULATED.txt, written by `lfh simulate`) is taken only with include_simulated."""
     chosen: dict[Path, str | None] = {}
     skipped: list[Path] = []
     for given in paths:
@@ -74,7 +86,7 @@ def discover_files(paths: list[Path]) -> tuple[list[tuple[Path, str | None]], li
             chosen[path] = f"cannot read it ({exc.strerror or exc})"
             continue
         if is_folder:
-            _folder_files(path, chosen, skipped)
+            _folder_files(path, chosen, skipped, include_simulated)
         else:
             chosen.setdefault(path, None)
     return list(chosen.items()), skipped

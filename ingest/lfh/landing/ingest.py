@@ -12,24 +12,25 @@ from pathlib import Path
 import click
 
 from lfh.db import connect
-from lfh.landing.discovery import discover_files
+from lfh.landing.discovery import discover_files, file_format
 from lfh.landing.duckdb_sink import DuckDBSink
 from lfh.landing.ingest_file import FileResult, ReadOptions, ingest_file, unreadable_path
 from lfh.landing.read_csv import ENCODINGS, CsvOptions
+from lfh.landing.simulated import marked_folder
 from lfh.landing.sink import LandingSink
 from lfh.paths import database_path
 
 
 def ingest_paths(paths: list[Path], db_path: Path | None = None, reread: bool = False,
-                 options: ReadOptions | None = None,
-                 sink: LandingSink | None = None) -> tuple[list[FileResult], list[Path]]:
+                 options: ReadOptions | None = None, sink: LandingSink | None = None,
+                 include_simulated: bool = True, allow_mix: bool = False) -> tuple[list[FileResult], list[Path]]:
     """Land every file under paths (in the warehouse, or the sink given); (results per file, files skipped for
     their extension). A path that cannot be read is that file's failure; the others still land."""
-    files, skipped = discover_files(paths)
+    files, skipped = discover_files(paths, include_simulated)
     target = sink or DuckDBSink(connect(db_path), db_path or database_path())
     try:
         target.prepare()
-        results = [ingest_file(target, path, reread, options) if problem is None
+        results = [ingest_file(target, path, reread, options, allow_mix) if problem is None
                    else unreadable_path(target, path, problem) for path, problem in files]
         return results, skipped
     finally:
@@ -45,7 +46,14 @@ def ingest_paths(paths: list[Path], db_path: Path | None = None, reread: bool = 
               help="Text encoding of CSV files (default: UTF-8, or UTF-16 when the file starts with its mark).")
 @click.option("--separator", default=None,
               help="CSV separator, e.g. ';' or tab (default: detected among , ; tab |).")
-def ingest(paths: tuple[Path, ...], reread: bool, encoding: str | None, separator: str | None) -> None:
+@click.option("--simulated", "include_simulated", is_flag=True,
+              help="Also land subfolders marked simulated (SIMULATED.txt from `lfh simulate`, e.g. "
+                   "data/landing/simulated/) found in the folders given; skipped otherwise.")
+@click.option("--mix", "allow_mix", is_flag=True,
+              help="Allow simulated and real stories in one warehouse (refused otherwise; "
+                   "dim_stories.is_simulated tells them apart).")
+def ingest(paths: tuple[Path, ...], reread: bool, encoding: str | None, separator: str | None,
+           include_simulated: bool, allow_mix: bool) -> None:
     """Land files or folders (searched recursively) into the warehouse's raw schema.
 
     Reads study workbooks (.xlsx) and the project's stories / label responses as JSON Lines (.jsonl, .json),
@@ -56,7 +64,10 @@ def ingest(paths: tuple[Path, ...], reread: bool, encoding: str | None, separato
     options = ReadOptions(csv=CsvOptions(encoding=encoding, separator=separator))
     results, skipped = ingest_paths(list(paths), reread=reread, options=options)
     for path in skipped:
-        click.echo(f"{path}: skipped (not .xlsx, .jsonl, .ndjson, .json, .csv or .parquet)")
+        if marked_folder(path) is not None and file_format(path) is not None:
+            click.echo(f"{path}: skipped (SIMULATED data, under {marked_folder(path)}; pass --simulated to land it)")
+        else:
+            click.echo(f"{path}: skipped (not .xlsx, .jsonl, .ndjson, .json, .csv or .parquet)")
     for result in results:
         click.echo(result.summary(), err=result.error is not None)
     failed = [result for result in results if result.error is not None]

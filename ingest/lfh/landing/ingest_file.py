@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.landing.audit_sample_workbook import audit_sample_batch, is_audit_sample
 from lfh.landing.batch import Batch, empty_rejects
 from lfh.landing.discovery import file_format
 from lfh.landing.errors import UnreadableFileError
@@ -32,6 +33,7 @@ from lfh.landing.read_json import read_json_stream
 from lfh.landing.read_parquet import read_parquet_stream
 from lfh.landing.read_xlsx import read_xlsx_records
 from lfh.landing.records import RecordStream, batch_rows
+from lfh.landing.simulated import MixedDataError, check_not_mixing, is_simulated_file
 from lfh.landing.sink import LandedCounts, LandingSink, LoadRecord, Provenance
 from lfh.landing.stories import OccurrenceCounter
 from lfh.landing.study_workbook import study_batch
@@ -107,20 +109,33 @@ def _normalised(path: Path, stream: RecordStream, load: _FileLoad) -> Iterator[B
     occurrences = OccurrenceCounter()
     for records in stream.batches:
         if stream.source_kind == "study_xlsx":
-            yield study_batch(path, records)
+            yield audit_sample_batch(path, records) if is_audit_sample(records.columns) else study_batch(path, records)
             continue
         if load.content is None and records.rows_read:
             load.content = detect_content(path, records)
         yield project_batch(path, records, load.content, occurrences)
 
 
-def land_file(sink: LandingSink, path: Path, provenance: Provenance,
-              options: ReadOptions) -> tuple[LandedCounts, str, int]:
+def _check_not_mixing(sink: LandingSink, path: Path, simulated: bool) -> None:
+    """Simulated and real stories never share a warehouse silently (lfh.landing.simulated)."""
+    connection = getattr(sink, "connection", None)  # a sink without a DuckDB warehouse checks for itself
+    if isinstance(connection, duckdb.DuckDBPyConnection):
+        check_not_mixing(connection, path, simulated)
+
+
+def land_file(sink: LandingSink, path: Path, provenance: Provenance, options: ReadOptions,
+              allow_mix: bool = False) -> tuple[LandedCounts, str, int]:
     """Read, land and finish one file inside the sink's open load: (counts, file kind, rows read)."""
     stream = open_records(path, options)
     load = _FileLoad()
     later = _raw_records_later(stream)
+    simulated = is_simulated_file(path)
+    checked = allow_mix
     for batch in _normalised(path, stream, load):
+        batch.is_simulated = simulated
+        if not checked and batch.stories is not None and batch.stories.height:
+            _check_not_mixing(sink, path, simulated)
+            checked = True
         load.file_kind = load.file_kind or (batch.file_kind if batch.rows_read else None)
         load.rows_read += batch.rows_read
         load.rejected += batch.rejects.height
@@ -139,10 +154,11 @@ def _raw_records_later(stream: RecordStream) -> bool:
     return stream.source_kind == "jsonl"
 
 
-def ingest_file(sink: LandingSink, path: Path, reread: bool = False,
-                options: ReadOptions | None = None) -> FileResult:
+def ingest_file(sink: LandingSink, path: Path, reread: bool = False, options: ReadOptions | None = None,
+                allow_mix: bool = False) -> FileResult:
     """Land one file all-or-nothing. A file that cannot be used is logged as failed in raw.load_log; a file loaded
-    before with the same checksum is skipped unless reread."""
+    before with the same checksum is skipped unless reread. Simulated stories are flagged, and refused in a
+    warehouse holding real ones (and the reverse) unless allow_mix."""
     options = options or ReadOptions()
     provenance = Provenance(source_file=str(path), file_sha256="", loaded_at=datetime.now(),
                             load_id=uuid.uuid4().hex)
@@ -157,13 +173,14 @@ def ingest_file(sink: LandingSink, path: Path, reread: bool = False,
                               unchanged_since=previous_load)
         sink.begin_file(provenance)
         try:
-            counts, file_kind, rows_read = land_file(sink, path, provenance, options)
+            counts, file_kind, rows_read = land_file(sink, path, provenance, options, allow_mix)
         except BaseException:
             sink.abort_file()
             raise
-    except (UnreadableFileError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
+    except (UnreadableFileError, MixedDataError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
         # The file's load was rolled back; log the failure and let the other files land.
-        problem = exc.problem if isinstance(exc, UnreadableFileError) else f"{type(exc).__name__}: {exc}"
+        problem = (exc.problem if isinstance(exc, UnreadableFileError)
+                   else str(exc) if isinstance(exc, MixedDataError) else f"{type(exc).__name__}: {exc}")
         sink.record_failure(provenance, file_format(path), problem)
         return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(), error=problem)
     return FileResult(path=path, file_kind=file_kind, rows_read=rows_read, counts=counts)

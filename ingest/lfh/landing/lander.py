@@ -22,7 +22,8 @@ def land_batch(sink: LandingSink, batch: Batch, rejects_now: bool = True) -> Non
         if frame is None or frame.height == 0:
             continue
         if table == "stories":
-            frame = frame.with_columns(pl.lit(batch.source_kind).alias("source_kind"))
+            frame = frame.with_columns(pl.lit(batch.source_kind).alias("source_kind"),
+                                       pl.lit(batch.is_simulated).alias("is_simulated"))
         sink.offer(table, frame)
     if rejects_now:
         land_rejects(sink, batch.rejects)

@@ -20,7 +20,7 @@ import polars as pl
 TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "stories": (["story_id", "model", "model_canonical", "query", "subject", "object", "role_category",
                  "story_text", "generated_at", "occurrence", "source_kind", "prompt_id", "prompt_tokens",
-                 "completion_tokens"], ["story_id"]),
+                 "completion_tokens", "is_simulated"], ["story_id"]),
     "label_responses": (["response_id", "story_id", "labeler_model", "prompt_version", "sample_index",
                          "request_text", "response_text", "responded_at", "prompt_tokens", "completion_tokens"],
                         ["response_id"]),
