@@ -62,7 +62,8 @@ def ingest(paths: tuple[Path, ...], reread: bool, encoding: str | None, separato
     skipped without reading it; unusable rows go to raw.rejects.
     """
     options = ReadOptions(csv=CsvOptions(encoding=encoding, separator=separator))
-    results, skipped = ingest_paths(list(paths), reread=reread, options=options)
+    results, skipped = ingest_paths(list(paths), reread=reread, options=options,
+                                    include_simulated=include_simulated, allow_mix=allow_mix)
     for path in skipped:
         if marked_folder(path) is not None and file_format(path) is not None:
             click.echo(f"{path}: skipped (SIMULATED data, under {marked_folder(path)}; pass --simulated to land it)")
