@@ -9,6 +9,8 @@ import click
 from lfh.cli.command import command
 from lfh.landing.discovery import file_format
 from lfh.landing.ingest import ingest_paths
+from lfh.landing.ingest_file import ReadOptions
+from lfh.landing.read_csv import ENCODINGS, CsvOptions
 from lfh.landing.simulated import marked_folder
 from lfh.paths import database_path
 
@@ -17,13 +19,18 @@ from lfh.paths import database_path
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--reread", is_flag=True,
               help="Read files again even when unchanged since their last load (e.g. after editing the seeds).")
+@click.option("--encoding", type=click.Choice(sorted(ENCODINGS), case_sensitive=False), default=None,
+              help="Text encoding of CSV files (default: UTF-8, or UTF-16 when the file starts with its mark).")
+@click.option("--separator", default=None,
+              help="CSV separator, e.g. ';' or tab (default: detected among , ; tab |).")
 @click.option("--simulated", "include_simulated", is_flag=True,
               help="Also land subfolders marked simulated (SIMULATED.txt from `lfh simulate`, e.g. "
                    "data/landing/simulated/) found in the folders given; skipped otherwise.")
 @click.option("--mix", "allow_mix", is_flag=True,
               help="Allow simulated and real stories in one warehouse (refused otherwise; "
                    "dim_stories.is_simulated tells them apart).")
-def ingest(paths: tuple[Path, ...], reread: bool, include_simulated: bool, allow_mix: bool) -> None:
+def ingest(paths: tuple[Path, ...], reread: bool, encoding: str | None, separator: str | None,
+           include_simulated: bool, allow_mix: bool) -> None:
     """Land files or folders (searched recursively) into the warehouse's raw schema.
 
     Reads study workbooks (.xlsx) and the project's stories / label responses as JSON Lines (.jsonl, .json),
@@ -31,8 +38,9 @@ def ingest(paths: tuple[Path, ...], reread: bool, include_simulated: bool, allow
     a file that grew adds only its new rows; a file unchanged since its last load (same path and checksum) is
     skipped without reading it; unusable rows go to raw.rejects.
     """
-    results, skipped = ingest_paths(list(paths), reread=reread, include_simulated=include_simulated,
-                                    allow_mix=allow_mix)
+    options = ReadOptions(csv=CsvOptions(encoding=encoding, separator=separator))
+    results, skipped = ingest_paths(list(paths), reread=reread, options=options,
+                                    include_simulated=include_simulated, allow_mix=allow_mix)
     for path in skipped:
         if marked_folder(path) is not None and file_format(path) is not None:
             click.echo(f"{path}: skipped (SIMULATED data, under {marked_folder(path)}; pass --simulated to land it)")

@@ -11,18 +11,24 @@ from pathlib import Path
 
 from lfh.db import connect
 from lfh.landing.discovery import discover_files
-from lfh.landing.ingest_file import FileResult, ingest_file
-from lfh.landing.schema import ensure_raw_schema
+from lfh.landing.duckdb_sink import DuckDBSink
+from lfh.landing.ingest_file import FileResult, ReadOptions, ingest_file, unreadable_path
+from lfh.landing.sink import LandingSink
+from lfh.paths import database_path
 
 
 def ingest_paths(paths: list[Path], db_path: Path | None = None, reread: bool = False,
+                 options: ReadOptions | None = None, sink: LandingSink | None = None,
                  include_simulated: bool = True, allow_mix: bool = False) -> tuple[list[FileResult], list[Path]]:
-    """Land every file under paths in the warehouse; (results per file, files skipped for their extension or
-    because they sit in a simulated subfolder and include_simulated is off)."""
+    """Land every file under paths (in the warehouse, or the sink given); (results per file, files skipped for
+    their extension). A path that cannot be read is that file's failure; the others still land."""
     files, skipped = discover_files(paths, include_simulated)
-    connection = connect(db_path)
+    target = sink or DuckDBSink(connect(db_path), db_path or database_path())
     try:
-        ensure_raw_schema(connection)
-        return [ingest_file(connection, path, reread, allow_mix) for path in files], skipped
+        target.prepare()
+        results = [ingest_file(target, path, reread, options, allow_mix) if problem is None
+                   else unreadable_path(target, path, problem) for path, problem in files]
+        return results, skipped
     finally:
-        connection.close()
+        if sink is None:
+            target.close()
