@@ -1,7 +1,7 @@
 -- Sexual orientation representation ratios (METHOD.md §6–7) before the q-values: observed share of each
 -- couple type among the typed couples, expected share from the 'couple' rows of seeds/baselines.csv (var
 -- baseline_set), ratio, Wilson bounds (ratio scale: share bounds / p*) and the Altman–Bland p-value.
--- Each couple type also gets the share corrected from hand labels (int_measure_corrected_couple_shares,
+-- Each couple type also gets the share corrected from hand labels (int_couple_shares_corrected,
 -- METHOD.md §9, docs/CORRECTION.md) and its ratio corrected_share / p*; null where hand labels do not allow it.
 
 with couple_counts as (
@@ -20,7 +20,7 @@ baselines as (
 
 corrected as (
 
-    select * from {{ ref('int_measure_corrected_couple_shares') }}
+    select * from {{ ref('int_couple_shares_corrected') }}
 
 ),
 
