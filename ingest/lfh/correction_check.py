@@ -177,3 +177,30 @@ def summarize(cells: dict[tuple, CellCoverage], select: re.Pattern | None = None
         "uncorrected_coverage": (sum(cell.uncorrected_covers for cell in chosen) / len(chosen)
                                  if chosen else float("nan")),
     }
+
+
+GROUPS = {
+    "every cell": None,
+    "all-model gender cells": r"^gender/All/",
+    "per-model gender cells": r"^gender/(?!All/)",
+    "all-model couple cells": r"^couple/All/",
+    "per-model couple cells": r"^couple/(?!All/)",
+    "Female-Male couples, all models": r"^couple/All/female_male$",
+    "non-binary shares (characters and couples)": r"nonbinary",
+}
+
+
+def report_lines(cells: dict[tuple, CellCoverage]) -> list[str]:
+    """One line per group of cells: corrected coverage over cells x splits, uncorrected coverage over cells,
+    and the same restricted to the cells whose uncorrected interval misses the hand-label share."""
+    lines = []
+    for label, pattern in GROUPS.items():
+        summary = summarize(cells, re.compile(pattern) if pattern else None)
+        missed = {key: cell for key, cell in cells.items() if not cell.uncorrected_covers}
+        missed_summary = summarize(missed, re.compile(pattern) if pattern else None)
+        lines.append(
+            f"{label}: {summary['cells']} cells, corrected interval covers {summary['corrected_coverage']:.3f} "
+            f"of {summary['evaluations']} cell-splits, uncorrected covers {summary['uncorrected_coverage']:.3f} of "
+            f"cells; where the uncorrected misses ({missed_summary['cells']} cells) the corrected covers "
+            f"{missed_summary['corrected_coverage']:.3f}")
+    return lines
