@@ -28,11 +28,15 @@ def coverage(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple, CellCovera
         pytest.skip(f"{workbook} not present")
     folder = tmp_path_factory.mktemp("correction")
     warehouse = folder / "lfh.duckdb"
-    result = CliRunner().invoke(main, ["ingest", str(workbook)], env={"LFH_DB": str(warehouse)})
-    assert result.exit_code == 0, result.output
-    run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios"],
-            db_path=warehouse, capture=True)
-    cells = run_splits(warehouse, folder / "target", SPLITS, LABELED_FRACTION)
+    with pytest.MonkeyPatch.context() as patch:
+        # dbt's own target and log folders, so this build never races another one over target/ in the checkout
+        patch.setenv("DBT_TARGET_PATH", str(folder / "target"))
+        patch.setenv("DBT_LOG_PATH", str(folder / "logs"))
+        result = CliRunner().invoke(main, ["ingest", str(workbook)], env={"LFH_DB": str(warehouse)})
+        assert result.exit_code == 0, result.output
+        run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios"],
+                db_path=warehouse, capture=True)
+        cells = run_splits(warehouse, folder / "compiled", SPLITS, LABELED_FRACTION)
     for line in report_lines(cells):
         print(line)
     return cells

@@ -78,6 +78,7 @@ def test_report_is_one_self_contained_file(report_dir: Path) -> None:
         assert (report_dir / "figures" / f"{key}.png").stat().st_size > 5_000
         assert (report_dir / "figures" / f"{key}.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
     assert 'id="labeler-agreement"' in page and "No hand labels" in page
+    assert 'id="corrected"' in page and 'id="fig-corrected"' not in page  # no hand labels: nothing corrected
 
 
 def test_every_figure_renders_in_headless_chromium(report_dir: Path, tmp_path: Path) -> None:
@@ -142,6 +143,9 @@ def test_labeler_agreement_figure_with_the_study_audit(shared_data: Path, tmp_pa
     assert 'id="fig-labeler-agreement"' in page
     assert "SIMULATED DATA" not in page
     assert (tmp_path / "reports" / "figures" / "labeler-agreement.png").is_file()
+    # the hand labels also correct the measures: uncorrected and corrected ratios side by side
+    assert 'id="fig-corrected"' in page and "prediction-powered inference" in page
+    assert (tmp_path / "reports" / "figures" / "corrected.png").stat().st_size > 5_000
 
 
 def test_report_on_marts_without_rows_says_so_per_section(tmp_path: Path) -> None:
