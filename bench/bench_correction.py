@@ -41,7 +41,7 @@ def main() -> None:
         warehouse.unlink(missing_ok=True)
         environment = {**os.environ, "LFH_DB": str(warehouse)}
         subprocess.run([sys.executable, "-m", "lfh.cli", "ingest", str(WORKBOOK)], env=environment, check=True)
-        run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios"],
+        run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"],
                 db_path=warehouse, capture=True)
     started = time.perf_counter()
     cells = run_splits(warehouse, workdir / "target", options.splits, options.labeled_fraction)

@@ -34,7 +34,7 @@ def coverage(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple, CellCovera
         patch.setenv("DBT_LOG_PATH", str(folder / "logs"))
         result = CliRunner().invoke(main, ["ingest", str(workbook)], env={"LFH_DB": str(warehouse)})
         assert result.exit_code == 0, result.output
-        run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios"],
+        run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"],
                 db_path=warehouse, capture=True)
         cells = run_splits(warehouse, folder / "compiled", SPLITS, LABELED_FRACTION)
     for line in report_lines(cells):
