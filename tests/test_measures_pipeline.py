@@ -169,7 +169,7 @@ def test_without_hand_labels_nothing_is_corrected(measures_warehouse: duckdb.Duc
     """No hand labels in the fixture corpus: the correction models are empty and every corrected_* column is null
     (the other columns are checked against the reference above, unchanged)."""
     columns = ("hand_labeled_n", "corrected_share", "corrected_share_ci_lower", "corrected_share_ci_upper",
-               "corrected_ratio", "corrected_ci_lower", "corrected_ci_upper")
+               "corrected_ratio", "corrected_ci_lower", "corrected_ci_upper", "correction_source")
     for mart in ("fct_representation_ratios", "fct_sexual_orientation_ratios"):
         rows, non_null = measures_warehouse.execute(
             f"select count(*), count(coalesce({', '.join(columns)})) from marts.{mart}").fetchone()

@@ -41,10 +41,11 @@ class CellCoverage:
     widths: list[float] = field(default_factory=list)
 
 
-def compiled_correction_sql(db_path: Path, target_path: Path) -> dict[str, str]:
-    """The compiled SELECT of each correction model, with the paired-units relation as the UNITS placeholder."""
+def compiled_correction_sql(db_path: Path, target_path: Path, dbt_vars: dict | None = None) -> dict[str, str]:
+    """The compiled SELECT of each correction model (with `dbt_vars` over the project's vars), with the
+    paired-units relation as the UNITS placeholder."""
     run_dbt(["compile", "--select", PAIRED_MODEL, *CORRECTION_MODELS.values(), "--target-path", str(target_path)],
-            db_path=db_path, capture=True)
+            db_path=db_path, dbt_vars=dbt_vars, capture=True)
     manifest = json.loads((target_path / "manifest.json").read_text())
     nodes = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
     units_relation = nodes[PAIRED_MODEL]["relation_name"]
@@ -107,9 +108,9 @@ def _couple_truths(connection: duckdb.DuckDBPyConnection, couple_sql: str) -> di
 
 
 def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: float,
-               seed: int = 20240101) -> dict[tuple, CellCoverage]:
+               seed: int = 20240101, dbt_vars: dict | None = None) -> dict[tuple, CellCoverage]:
     """Coverage of every cell over `splits` random story-level splits, hand labels kept on `labeled_fraction`."""
-    queries = compiled_correction_sql(db_path, target_path)
+    queries = compiled_correction_sql(db_path, target_path, dbt_vars)
     connection = duckdb.connect(str(db_path))
     try:
         unlabeled = connection.execute(

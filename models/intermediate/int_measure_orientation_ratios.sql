@@ -40,7 +40,8 @@ with_shares as (
         corrected.hand_labeled_n,
         corrected.corrected_share,
         corrected.corrected_share_ci_lower,
-        corrected.corrected_share_ci_upper
+        corrected.corrected_share_ci_upper,
+        corrected.rectifier_source as correction_source
     from couple_counts
     left join baselines on baselines.group_code = couple_counts.couple_type
     left join corrected
@@ -60,5 +61,5 @@ select
         as p_value,
     cast('{{ var("baseline_set") }}' as varchar) as baseline_set,
     {{ corrected_ratio_columns('hand_labeled_n', 'corrected_share', 'corrected_share_ci_lower',
-                               'corrected_share_ci_upper', 'expected_share') }}
+                               'corrected_share_ci_upper', 'expected_share', 'correction_source') }}
 from with_shares

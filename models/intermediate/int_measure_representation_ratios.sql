@@ -71,7 +71,8 @@ with_corrected as (
         corrected.hand_labeled_n,
         corrected.corrected_share,
         corrected.corrected_share_ci_lower,
-        corrected.corrected_share_ci_upper
+        corrected.corrected_share_ci_upper,
+        corrected.rectifier_source as correction_source
     from with_shares
     left join corrected
         on with_shares.race is null
@@ -99,5 +100,5 @@ select
         as p_value,
     cast('{{ var("baseline_set") }}' as varchar) as baseline_set,
     {{ corrected_ratio_columns('hand_labeled_n', 'corrected_share', 'corrected_share_ci_lower',
-                               'corrected_share_ci_upper', 'expected_share') }}
+                               'corrected_share_ci_upper', 'expected_share', 'correction_source') }}
 from with_corrected

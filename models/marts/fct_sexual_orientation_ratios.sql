@@ -45,5 +45,6 @@ select
     corrected_share_ci_upper,
     corrected_ratio,
     corrected_ci_lower,
-    corrected_ci_upper
+    corrected_ci_upper,
+    correction_source
 from with_q_values
