@@ -100,8 +100,8 @@ def test_ppi_mean_matches_ppi_python_on_one_indicator() -> None:
 
 def test_corrected_gender_shares_match_ppi_python(queries: dict[str, str]) -> None:
     rng = np.random.default_rng(20231110)
-    rows = (_characters(rng, "M1", "baseline", 400, 120)      # 120 >= 50: its own hand labels
-            + _characters(rng, "M2", "baseline", 300, 10)     # 10 < 50: pooled with M1's (130)
+    rows = (_characters(rng, "M1", "baseline", 400, 120)      # 120 >= 20: its own hand labels
+            + _characters(rng, "M2", "baseline", 300, 10)     # 10 < 20: pooled with M1's (130)
             + _characters(rng, "M1", "dominant", 200, 60))
     connection = duckdb.connect()
     connection.execute("""create table units (story_id varchar, role varchar, model varchar, domain varchar,
