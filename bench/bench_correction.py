@@ -1,6 +1,6 @@
 """The hand-label correction's coverage on the study's development audit with more splits than the test affords
 (tests/test_correction_validation.py runs 100): audit_dev.xlsx ingested and built once, then SPLITS story-level
-splits with LABELED_FRACTION of the stories keeping their hand labels (lfh.correction_check). Prints coverage of
+splits with LABELED_FRACTION of the stories keeping their hand labels (lfh.build.correction_check). Prints coverage of
 the corrected and uncorrected 95% intervals per group of cells, and the seconds per split.
 
 Run: .venv/bin/python -m bench.bench_correction [--splits 1000] [--labeled-fraction 0.3] [--workdir DIR] [--reuse]
@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from lfh.build import run_dbt
-from lfh.correction_check import report_lines, run_splits
+from lfh.build.correction_check import report_lines, run_splits
+from lfh.build.dbt import run_dbt
 from lfh.paths import project_root
 
 WORKBOOK = project_root().parent / "shared" / "data" / "laissez-faire" / "audit_dev.xlsx"

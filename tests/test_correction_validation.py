@@ -1,7 +1,7 @@
 """The hand-label correction (docs/CORRECTION.md) validated on the study's development audit: audit_dev.xlsx is
 ingested and built once (every story hand-labeled); then, for SPLITS random story-level splits, the hand labels
 of all but LABELED_FRACTION of the stories are hidden and the correction models' compiled SQL runs on the rest
-(lfh.correction_check). The corrected 95% interval must cover the share the hand labels give on the whole set at
+(lfh.build.correction_check). The corrected 95% interval must cover the share the hand labels give on the whole set at
 close to its nominal rate; the uncorrected (machine-label) interval does not, where the labeler is biased.
 `python -m bench.bench_correction` runs more splits. Skips where ../shared is absent."""
 
@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import SHARED_DATA
 
-from lfh.build import run_dbt
+from lfh.build.correction_check import CellCoverage, report_lines, run_splits, summarize
+from lfh.build.dbt import run_dbt
 from lfh.cli import main
-from lfh.correction_check import CellCoverage, report_lines, run_splits, summarize
 
 SPLITS = 100
 LABELED_FRACTION = 0.3

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from lfh.correction_check import UNITS, compiled_correction_sql
+from lfh.build.correction_check import UNITS, compiled_correction_sql
 
 ppi_py = pytest.importorskip("ppi_py")
 
