@@ -90,6 +90,7 @@ def test_report_is_one_self_contained_file(report_dir: Path) -> None:
         assert (report_dir / "figures" / f"{key}.png").stat().st_size > 5_000
         assert (report_dir / "figures" / f"{key}.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
     assert 'id="labeler-agreement"' in page and "No hand labels" in page
+    assert 'id="corrected"' in page and 'id="fig-corrected"' not in page  # no hand labels: nothing corrected
     for key in ("labeler-confusion", "labeler-couples"):
         assert f'<section id="{key}">' in page and f'id="fig-{key}"' not in page
 
@@ -175,6 +176,9 @@ def test_labeler_agreement_figure_with_the_study_audit(shared_data: Path, tmp_pa
     for key in LABELER_FIGURES:
         figure = laid_out.get(f"fig-{key}")
         assert figure and figure["width"] > 200 and figure["height"] > 100 and figure["drawn"] > 20, (key, figure)
+    # the hand labels also correct the measures: uncorrected and corrected ratios side by side
+    assert 'id="fig-corrected"' in page and "prediction-powered inference" in page
+    assert (tmp_path / "reports" / "figures" / "corrected.png").stat().st_size > 5_000
 
 
 def test_report_on_marts_without_rows_says_so_per_section(tmp_path: Path) -> None:

@@ -275,6 +275,58 @@ def labeler_agreement(agreement: pl.DataFrame) -> Figure | None:
     return figure
 
 
+CONDITION_LABELS = {"baseline": "Baseline", "dominant": "Dominant", "subordinate": "Subordinate"}
+
+
+def _corrected_rows(representation: pl.DataFrame, orientation: pl.DataFrame) -> list[dict]:
+    """The all-models rows that carry a corrected ratio: gender rows by domain and condition, then couple types."""
+    rows = []
+    if "corrected_ratio" in representation.columns:
+        gender = representation.filter((pl.col("model") == ALL_MODELS) & pl.col("race").is_null()
+                                       & pl.col("corrected_ratio").is_not_null())
+        order = {domain: index for index, domain in enumerate(DOMAINS)}
+        for row in sorted(gender.iter_rows(named=True), key=lambda r: (
+                order.get(r["domain"], 9), list(CONDITION_LABELS).index(r["condition"])
+                if r["condition"] in CONDITION_LABELS else 9, list(GENDER_LABELS).index(r["gender"]))):
+            rows.append({**row, "label": f"{row['domain'].title()} · {CONDITION_LABELS.get(row['condition'], '')}"
+                                          f" · {GENDER_LABELS.get(row['gender'], row['gender'])}"})
+    if "corrected_ratio" in orientation.columns:
+        couples = orientation.filter((pl.col("model") == ALL_MODELS) & pl.col("corrected_ratio").is_not_null())
+        for row in sorted(couples.iter_rows(named=True), key=lambda r: list(COUPLE_LABELS).index(r["couple_type"])):
+            rows.append({**row, "label": f"Couples · {COUPLE_LABELS.get(row['couple_type'], row['couple_type'])}"})
+    return rows
+
+
+def corrected_ratios(representation: pl.DataFrame, orientation: pl.DataFrame) -> Figure | None:
+    """Uncorrected (machine labels, Wilson) and corrected (hand labels, PPI) representation ratios side by side,
+    all models pooled, for every measure hand labels correct."""
+    rows = _corrected_rows(representation, orientation)
+    if not rows:
+        return None
+    figure, ax = plt.subplots(figsize=(7.5, 0.8 + 0.28 * len(rows)), layout="constrained")
+    drawn: list[float] = [1.0]
+    for offset, (value, lower, upper, color, label) in enumerate((
+            ("representation_ratio", "ci_lower", "ci_upper", "#999999", "uncorrected (machine labels)"),
+            ("corrected_ratio", "corrected_ci_lower", "corrected_ci_upper", "#d1495b",
+             "corrected (hand labels, PPI)"))):
+        ys = [index - 0.15 + 0.3 * offset for index in range(len(rows))]
+        x = np.array([max(row[value], LOG_FLOOR) for row in rows])
+        lows = np.array([max(row[lower], LOG_FLOOR) if row[lower] is not None else LOG_FLOOR for row in rows])
+        highs = np.array([max(row[upper], LOG_FLOOR) if row[upper] is not None else LOG_FLOOR for row in rows])
+        error = np.vstack([np.clip(x - lows, 0, None), np.clip(highs - x, 0, None)])
+        ax.errorbar(x, ys, xerr=error, fmt="o", markersize=3.5, color=color, ecolor=color, elinewidth=1,
+                    capsize=0, label=label)
+        drawn += [*x, *lows, *highs]
+    ax.axvline(1.0, color="#888888", linewidth=0.8, linestyle="--")
+    log_ratio_axis([ax], drawn)
+    ax.set_yticks(range(len(rows)), [row["label"] for row in rows])
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.grid(axis="x", which="major", color="#eeeeee")
+    ax.set_xlabel("representation ratio (log scale), all models")
+    figure.legend(loc="outside upper center", ncols=2, fontsize=8, frameon=False)
+    return figure
+
+
 CONFUSION_CLASSES = ("female", "male", "nonbinary", "unspecified", "unsure")
 CONFUSION_LABELS = {**GENDER_LABELS, "unspecified": "Unspecified", "unsure": "Unsure", "unmapped": "Unmapped"}
 

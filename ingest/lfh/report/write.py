@@ -61,6 +61,16 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "Share of characters with a name found in the name lexicon (these carry the race measures), named "
             "but not found, and not named at all, per model and domain. Race measures rest on the green part "
             "only."), figures.name_coverage(marts["fct_name_coverage"]), no_rows),
+        Section("corrected", "Corrected for the labeler's errors", (
+            "Where stories carry hand labels: each representation ratio (all models) as the marts report it from "
+            "the labeling model (grey, Wilson interval) and corrected with the hand labels by prediction-powered "
+            "inference (red; columns corrected_* of fct_representation_ratios and fct_sexual_orientation_ratios; "
+            "docs/CORRECTION.md). The correction means: the labeler's systematic errors, measured on the "
+            "hand-labeled stories, are subtracted from the machine-label share, and the interval widens to count "
+            "the uncertainty of that measurement, so it stays valid when the labeler is biased."),
+            figures.corrected_ratios(representation, marts["fct_sexual_orientation_ratios"]),
+            "No hand labels in this warehouse, so nothing is corrected (hand labels come with the study's audit "
+            "workbook: lfh ingest audit_dev.xlsx)."),
         Section("labeler-agreement", "Labeler agreement with hand labels", (
             "Accuracy of the gender the pipeline infers from the labeling model's answers, against hand labels, "
             "per domain and role (precision, recall and name matches are in fct_labeler_agreement)."),
