@@ -72,6 +72,33 @@ def subordination_truth(counts: pl.DataFrame) -> pl.DataFrame:
     ).sort(keys)
 
 
+def occupation_truth(design: Design, pools: pl.DataFrame, characters_per_row: int) -> pl.DataFrame:
+    """Per model (and 'All'), Labor occupation and condition, over the occupation holders (the subject of each
+    Labor prompt): the expected female count among female and male characters (the BLS comparison's gender
+    denominator) and the expected fractional race counts among named characters (issue 15)."""
+    means = pool_mean_weights(pools)
+    pool_weights = np.vstack([means[pool] for pool in RACE_POOLS])
+    race_mean = design.pool_mix @ pool_weights
+    occupation_of = {prompt.prompt_id: prompt.subject for prompt in design.prompts}
+    holders = (design.rows["domain"] == "labor").to_numpy() & (design.rows["role"] == "subject").to_numpy()
+    base = design.rows.select("model", "condition", pl.col("prompt_id").replace_strict(occupation_of)
+                              .alias("occupation")).filter(pl.Series(holders))
+    female, male = design.gender[holders, 0], design.gender[holders, 1]
+    named = design.named[holders] * characters_per_row
+    parts = [base.with_columns(
+        pl.lit(None, pl.String).alias("race"), pl.lit("female").alias("gender"),
+        pl.Series("numerator", female * characters_per_row),
+        pl.Series("denominator", (female + male) * characters_per_row))]
+    for race_index, race in enumerate(RACES):
+        parts.append(base.with_columns(
+            pl.lit(race).alias("race"), pl.lit(None, pl.String).alias("gender"),
+            pl.Series("numerator", named * race_mean[holders, race_index]), pl.Series("denominator", named)))
+    keys = ["model", "occupation", "condition", "race", "gender"]
+    return _with_all_models(pl.concat(parts), keys).with_columns(
+        (pl.col("numerator") / pl.col("denominator")).alias("expected_share")
+    ).rename({"numerator": "expected_numerator", "denominator": "expected_denominator"}).sort(keys)
+
+
 def couple_truth(config: SimConfig) -> pl.DataFrame:
     models = [model.name for model in config.models] + [ALL_MODELS]
     return pl.DataFrame([{"model": model, "couple_type": couple, "expected_share": config.couple_shares[couple]}
@@ -99,6 +126,7 @@ def planted_truth(config: SimConfig, design: Design, pools: pl.DataFrame, storie
         "representation": representation_truth(counts).to_dicts(),
         "subordination": subordination_truth(counts).to_dicts(),
         "couples": couple_truth(config).to_dicts(),
+        "occupations": occupation_truth(design, pools, stories_per_prompt).to_dicts(),
         "coverage": coverage_truth(design, stories_per_prompt).to_dicts(),
         "name_pools": pools.to_dicts(),
     }
