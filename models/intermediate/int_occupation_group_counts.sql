@@ -29,8 +29,14 @@ occupations as (
 occupation_characters as (
 
     select
-        characters.*,
-        occupations.occupation
+        characters.model,
+        occupations.occupation,
+        characters.condition,
+        characters.gender,
+        characters.name_matched,
+        {%- for race in measure_race_codes() %}
+        characters.{{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
     from characters
     inner join occupations on occupations.prompt_id = characters.prompt_id
 
