@@ -16,7 +16,7 @@ COMMANDS: dict[str, str] = {
     "label": "lfh.label:label",
     "finetune-data": "lfh.finetune:finetune_data",
     "simulate": "lfh.simulate:simulate",
-    "occupation-baselines": "lfh.occupation_baselines:occupation_baselines_command",
+    "occupation-baselines": "lfh.occupation_baselines_cmd:occupation_baselines_command",
     "report": "lfh.report:report",
     "demo": "lfh.demo:demo",
     "publish": "lfh.publish:publish",
