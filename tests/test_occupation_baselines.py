@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lfh.cli import main
-from lfh.occupation_baselines import (
+from lfh.baselines.occupations import (
     BASELINE_SEED,
     MAPPING_SEED,
     SEED_COLUMNS,
@@ -19,6 +18,7 @@ from lfh.occupation_baselines import (
     read_bls_table,
     write_seed,
 )
+from lfh.cli import main
 from lfh.paths import project_root
 
 SEEDS = project_root() / "seeds"

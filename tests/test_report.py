@@ -15,11 +15,11 @@ from click.testing import CliRunner
 from fixtures_simulate import write_test_lexicon
 from PIL import Image, ImageStat
 
-from lfh.build import run_dbt
-from lfh.ingest_cmd import ingest_paths
-from lfh.report import report, write_report
-from lfh.simulate import run_simulation
-from lfh.simulate_config import load_config
+from lfh.build.dbt import run_dbt
+from lfh.landing.ingest import ingest_paths
+from lfh.report.write import report, write_report
+from lfh.simulate.config import load_config
+from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 CHROMIUM = "/usr/bin/chromium"
@@ -164,7 +164,7 @@ def test_occupation_figure_puts_models_against_the_workforce() -> None:
     workforce bar per occupation and group that has a BLS share; the legend names the workforce once."""
     import polars as pl
 
-    from lfh.report_figures import WORKFORCE_LABEL, occupation_workforce
+    from lfh.report.figures import WORKFORCE_LABEL, occupation_workforce
 
     def row(model: str, occupation: str, race: str | None, share: float, workforce: float | None) -> dict:
         return {"model": model, "occupation": occupation, "condition": "baseline", "race": race,

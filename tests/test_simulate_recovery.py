@@ -17,11 +17,11 @@ from fixtures_simulate import write_test_lexicon
 from test_measures_pipeline import CHARACTER_COLUMNS, compare, fetch
 from test_occupation_reference import occupation_ratios, read_occupations, read_workforce
 
-from lfh.build import run_dbt
-from lfh.ingest_cmd import ingest_paths
+from lfh.build.dbt import run_dbt
+from lfh.landing.ingest import ingest_paths
 from lfh.paths import project_root
-from lfh.simulate import run_simulation
-from lfh.simulate_config import load_config
+from lfh.simulate.config import load_config
+from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 MIN_EXPECTED_COUNT = 10.0  # expected numerator and expected (denominator - numerator) both at least this
