@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, PercentFormatter  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator, PercentFormatter  # noqa: E402
 
 ALL_MODELS = "All"
 DOMAINS = ("learning", "labor", "love")
@@ -336,6 +336,9 @@ def occupation_workforce(occupations: pl.DataFrame, condition: str = "baseline")
             top = max(top, max(highs))
         right = 1.0 if code == "female" else min(1.0, max([top, *workforce.values(), 0.1]) * 1.05)
         ax.set_xlim(0, right)
+        # ticks kept off the right edge, where the next panel's 0% label would touch this panel's last one
+        ticks = [tick for tick in MaxNLocator(nbins=4).tick_values(0, right) if 0 <= tick <= 0.85 * right]
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
         ax.set_title(title)
         ax.set_xlabel(xlabel)
@@ -345,6 +348,7 @@ def occupation_workforce(occupations: pl.DataFrame, condition: str = "baseline")
     handles, names = axes[0][0].get_legend_handles_labels()
     unique = dict(zip(names, handles, strict=True))  # the workforce bar once, then one entry per model
     figure.legend(list(unique.values()), list(unique.keys()), loc="outside right center", frameon=False)
+    return figure
 
 
 CONFUSION_CLASSES = ("female", "male", "nonbinary", "unspecified", "unsure")
