@@ -25,6 +25,7 @@ from test_measures_reference import (
     subordination_ratios,
     top_names,
 )
+from test_occupation_reference import occupation_ratios, read_occupations, read_workforce
 
 from lfh.cli import main
 from lfh.paths import project_root
@@ -87,6 +88,8 @@ def check_measure_marts(connection: duckdb.DuckDBPyConnection, seeds: Path,
          lambda: median_racialized_subordination(characters)),
         ("fct_top_names", ("race", "gender", "first_name", "domain", "condition"), lambda: top_names(characters)),
         ("fct_name_coverage", ("model", "domain", "condition"), lambda: name_coverage(characters)),
+        ("fct_occupation_representation_ratios", ("model", "occupation", "condition", "race", "gender"),
+         lambda: occupation_ratios(characters, read_occupations(seeds), read_workforce(seeds))),
     ]
     problems: list[str] = []
     for table, grain, reference in checks:

@@ -24,8 +24,8 @@ from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 CHROMIUM = "/usr/bin/chromium"
-FIGURES_WITH_DATA = ("omission-race", "omission-gender", "omission-race-gender", "couples", "subordination",
-                     "median-racialized", "top-names", "name-coverage")
+FIGURES_WITH_DATA = ("omission-race", "omission-gender", "omission-race-gender", "couples", "occupations",
+                     "subordination", "median-racialized", "top-names", "name-coverage")
 LABELER_FIGURES = ("labeler-agreement", "labeler-confusion", "labeler-couples")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -193,4 +193,35 @@ def test_report_on_marts_without_rows_says_so_per_section(tmp_path: Path) -> Non
     connection.close()
     page = write_report(db_path, tmp_path / "reports").read_text(encoding="utf-8")
     assert 'class="report-figure"' not in page
-    assert page.count('class="empty"') == 11  # every section: 8 measures, the labeler agreement, confusion and couples
+    # every section: 9 measures (occupations included), the labeler agreement, confusion and couples
+    assert page.count('class="empty"') == 12
+
+
+def test_occupation_figure_puts_models_against_the_workforce() -> None:
+    """Rows ordered by the workforce's share of women, the athletes (no BLS percentage) last and flagged; one
+    workforce bar per occupation and group that has a BLS share; the legend names the workforce once."""
+    import polars as pl
+
+    from lfh.report.figures import WORKFORCE_LABEL, occupation_workforce
+
+    def row(model: str, occupation: str, race: str | None, share: float, workforce: float | None) -> dict:
+        return {"model": model, "occupation": occupation, "condition": "baseline", "race": race,
+                "gender": None if race else "female", "observed_share": share, "share_ci_lower": share / 2,
+                "share_ci_upper": min(1.0, share * 1.5), "workforce_share": workforce}
+
+    frame = pl.DataFrame([
+        row("M1", "CEO", None, 0.6, 0.292), row("All", "CEO", None, 0.6, 0.292),
+        row("M1", "nurse", None, 0.7, 0.879), row("M1", "nurse", "black", 0.1, 0.145),
+        row("M1", "professional athlete", None, 0.5, None),
+        row("M1", "CEO", "dominant-only", 0.5, 0.1) | {"condition": "dominant"},
+    ])
+    figure = occupation_workforce(frame)
+    female, black = figure.axes[0], figure.axes[1]
+    labels = [label.get_text() for label in female.get_yticklabels()]
+    assert labels == ["nurse", "CEO", "professional athlete\n(no BLS percentages)"]
+    bars = [line for line in female.lines if line.get_label() == WORKFORCE_LABEL]
+    assert sorted(line.get_xdata()[0] for line in bars) == [0.292, 0.879]
+    assert [line.get_xdata()[0] for line in black.lines if line.get_label() == WORKFORCE_LABEL] == [0.145]
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert legend.count(WORKFORCE_LABEL) == 1 and "M1" in legend and "All" in legend
+    assert occupation_workforce(pl.DataFrame()) is None

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "finetune-data": "lfh.cli.finetune:finetune_data",
     "audit-sample": "lfh.cli.audit_sample:audit_sample",
     "simulate": "lfh.cli.simulate:simulate",
+    "occupation-baselines": "lfh.cli.occupation_baselines:occupation_baselines_command",
     "report": "lfh.cli.report:report",
     "demo": "lfh.cli.demo:demo",
     "publish": "lfh.cli.publish:publish",

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator, PercentFormatter  # noqa: E402
 
 ALL_MODELS = "All"
 DOMAINS = ("learning", "labor", "love")
@@ -324,6 +324,79 @@ def corrected_ratios(representation: pl.DataFrame, orientation: pl.DataFrame) ->
     ax.grid(axis="x", which="major", color="#eeeeee")
     ax.set_xlabel("representation ratio (log scale), all models")
     figure.legend(loc="outside upper center", ncols=2, fontsize=8, frameon=False)
+OCCUPATION_GROUPS = (("female", "Female", "share female\n(among female and male)"),
+                     ("black", "Black", "share Black"), ("asian", "Asian", "share Asian"),
+                     ("latine", "Latine", "share Latine\n(vs Hispanic or Latino)"))
+WORKFORCE_COLOR = "#111111"
+WORKFORCE_LABEL = "US workforce (BLS CPS 2022)"
+
+
+def occupation_workforce(occupations: pl.DataFrame, condition: str = "baseline") -> Figure | None:
+    """Per Labor occupation (rows, ordered by the workforce's female share), one panel per compared group: each
+    model's share among the occupation holders with its 95% interval, and the occupation's workforce share
+    (BLS) as a black bar. Occupations with no BLS percentage show the models' shares only."""
+    if occupations.is_empty():  # an absent mart comes as a frame without columns
+        return None
+    frame = occupations.filter(pl.col("condition") == condition) \
+        .with_columns(pl.coalesce("gender", "race").alias("group"))
+    if frame.is_empty():
+        return None
+    female = {row["occupation"]: row["workforce_share"] for row in
+              frame.filter(pl.col("group") == "female").unique("occupation").iter_rows(named=True)}
+    # highest female workforce share on top; occupations without a BLS percentage at the bottom
+    order = sorted(female, key=lambda occupation: (female[occupation] is None, -(female[occupation] or 0),
+                                                   occupation.lower()))
+    labels = [occupation if female[occupation] is not None else f"{occupation}\n(no BLS percentages)"
+              for occupation in order]
+    colors = model_colors(frame["model"].unique().to_list())
+    models = list(colors)
+    groups = [group for group in OCCUPATION_GROUPS if group[0] in set(frame["group"].to_list())]
+    figure, axes = plt.subplots(1, len(groups), figsize=(2.9 * len(groups) + 2.6, 0.42 * len(order) + 1.5),
+                                sharey=True, squeeze=False, layout="constrained")
+    step = 0.8 / max(len(models), 1)
+    for ax, (code, title, xlabel) in zip(axes[0], groups, strict=True):
+        cells = {(row["model"], row["occupation"]): row for row in
+                 frame.filter(pl.col("group") == code).iter_rows(named=True)}
+        workforce = {occupation: share for (_model, occupation), share in
+                     ((key, row["workforce_share"]) for key, row in cells.items()) if share is not None}
+        for position, occupation in enumerate(order):
+            if position % 2 == 0:  # banded rows: the eye follows one occupation across the four panels
+                ax.axhspan(position - 0.5, position + 0.5, color="#f4f4f4", zorder=0, linewidth=0)
+            if occupation in workforce:
+                ax.plot([workforce[occupation]] * 2, [position - 0.45, position + 0.45], color=WORKFORCE_COLOR,
+                        linewidth=2.2, solid_capstyle="butt", label=WORKFORCE_LABEL, zorder=2)
+        top = 0.0
+        for index, model in enumerate(models):
+            ys, xs, lows, highs = [], [], [], []
+            for position, occupation in enumerate(order):
+                row = cells.get((model, occupation))
+                if row is None or row["observed_share"] is None:
+                    continue
+                ys.append(position - 0.4 + step * (index + 0.5))
+                xs.append(row["observed_share"])
+                lows.append(row["share_ci_lower"])
+                highs.append(row["share_ci_upper"])
+            if not xs:
+                continue
+            x = np.array(xs)
+            error = np.vstack([np.clip(x - np.array(lows), 0, None), np.clip(np.array(highs) - x, 0, None)])
+            ax.errorbar(x, ys, xerr=error, fmt="o", markersize=3.2, color=colors[model], ecolor=colors[model],
+                        elinewidth=0.9, capsize=0, label=model, zorder=3)
+            top = max(top, max(highs))
+        right = 1.0 if code == "female" else min(1.0, max([top, *workforce.values(), 0.1]) * 1.05)
+        ax.set_xlim(0, right)
+        # ticks kept off the right edge, where the next panel's 0% label would touch this panel's last one
+        ticks = [tick for tick in MaxNLocator(nbins=4).tick_values(0, right) if 0 <= tick <= 0.85 * right]
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="x", color="#eeeeee")
+        ax.set_yticks(range(len(order)), labels)
+        ax.set_ylim(len(order) - 0.5, -0.5)
+    handles, names = axes[0][0].get_legend_handles_labels()
+    unique = dict(zip(names, handles, strict=True))  # the workforce bar once, then one entry per model
+    figure.legend(list(unique.values()), list(unique.keys()), loc="outside right center", frameon=False)
     return figure
 
 

@@ -41,6 +41,19 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "Representation ratio of each couple type among romantic-partner stories (both partners' genders "
             "known), against the population shares of couple types. Below 1: the pairing is rarer in the stories "
             "than among US couples."), figures.couple_types(marts["fct_sexual_orientation_ratios"]), no_rows),
+        Section("occupations", "Labor: each occupation against its real workforce", (
+            "Who the models cast in each occupation, against who holds it in the US: for the character who holds "
+            "the occupation in power-neutral Labor stories, the share of women (among female and male characters: "
+            "the workforce survey records no non-binary category) and of Black, Asian and Latine characters "
+            "(fractional counts from first names, among characters with a matched name), with 95% Wilson "
+            "intervals, against the occupation's workforce share from the Bureau of Labor Statistics' Current "
+            "Population Survey 2022, table 11 (black bar; occupations ordered by the workforce's share of women). "
+            "BLS counts Black and Asian workers of any ethnicity while the name groups are non-Hispanic, so those "
+            "two bars run slightly high for the comparison; Latine compares like for like with Hispanic or "
+            "Latino. White is left out: BLS's White includes most Hispanic workers, so it is not comparable. "
+            "BLS publishes no percentages for professional athletes. Ratios, p- and q-values, the power-laden "
+            "(dominant) rows and the BLS line chosen for each occupation are in fct_occupation_representation_ratios."),
+            figures.occupation_workforce(marts["fct_occupation_representation_ratios"]), no_rows),
         Section("subordination", "Subordination: race × gender × domain", (
             "Subordination ratio in power-laden stories: the group's share among subordinated characters divided "
             "by its share among dominant characters. Above 1: the group is cast as the subordinate more often "
