@@ -1,69 +1,93 @@
-"""`lfh build`: run dbt with the project's profile against the warehouse named by LFH_DB."""
+"""`lfh build`: run dbt with the project's profile against the warehouse named by LFH_DB.
+
+One build at a time holds the warehouse lock for its whole run; vars are checked before dbt starts; dbt's
+progress is shown compactly and a failure ends with its cause and the next step (the full log is logs/dbt.log).
+"""
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from lfh.paths import DB_ENV_VAR, database_path, project_root
+from lfh.build_diagnosis import check_ready, explain
+from lfh.build_memory import MemoryLimitError, memory_limit
+from lfh.build_vars import BuildVarError, validate_vars
+from lfh.dbt_runner import BuildError, BuildInterrupted, dbt_executable, run_dbt_process
+from lfh.paths import database_path
+from lfh.warehouse_lock import WarehouseBusy, stale_note, warehouse_lock
 
-
-def dbt_executable() -> str:
-    candidate = Path(sys.executable).parent / "dbt"
-    return str(candidate) if candidate.exists() else "dbt"
+__all__ = ["BuildError", "build", "build_warehouse", "dbt_executable", "run_dbt"]
 
 
 def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | None = None,
-            capture: bool = False) -> subprocess.CompletedProcess:
-    """Run one dbt command in the project folder with the project-local profile. Raises on failure."""
-    root = project_root()
+            capture: bool = False, echo: Callable[[str], None] | None = None) -> subprocess.CompletedProcess:
+    """Run one dbt command in the project folder with the project-local profile. Raises BuildError on failure."""
     target_db = (db_path or database_path()).resolve()
-    target_db.parent.mkdir(parents=True, exist_ok=True)
-    command = [dbt_executable(), *arguments, "--project-dir", str(root), "--profiles-dir", str(root)]
-    if dbt_vars:
-        command += ["--vars", json.dumps(dbt_vars)]
-    environment = {**os.environ, DB_ENV_VAR: str(target_db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    result = subprocess.run(command, cwd=root, env=environment, text=True,
-                            capture_output=capture, check=False)
-    if result.returncode != 0:
-        detail = (result.stdout or "")[-4000:] if capture else ""
-        raise click.ClickException(
-            f"dbt {' '.join(arguments)} failed (exit {result.returncode}) on {target_db}.\n{detail}"
-            "Read the dbt log above (or logs/dbt.log) for the failing model or test."
-        )
-    return result
+    outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=None if capture else (echo or click.echo),
+                              label=f"dbt {arguments[0]}" if arguments else "dbt")
+    if outcome.returncode != 0:
+        raise BuildError(f"dbt {' '.join(arguments)} failed on {target_db}: "
+                         + explain(outcome.errors, outcome.stdout, target_db))
+    return subprocess.CompletedProcess(arguments, outcome.returncode, outcome.stdout, "")
 
 
-def _parse_var_value(value: str) -> object:
-    """Numbers, booleans and lists as JSON; anything else (a baseline set name, a model) as text."""
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
+def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
+                    full_refresh: bool = False, db_path: Path | None = None,
+                    echo: Callable[[str], None] | None = None) -> str:
+    """Build the warehouse (holding its lock throughout); returns dbt's summary line. Raises BuildError,
+    WarehouseBusy."""
+    target_db = (db_path or database_path()).resolve()
+    say = echo or (lambda _text: None)
+    with warehouse_lock(target_db, "build") as held:
+        note = stale_note(held)
+        if note:
+            say(note)
+        problem = check_ready(target_db)
+        if problem:
+            raise BuildError(problem)
+        selector = ["--select", selection] if selection else []
+        refresh = ["--full-refresh"] if full_refresh else []
+        commands = [["seed", *selector, *refresh], ["run", *selector, *refresh]] if skip_tests \
+            else [["build", *selector, *refresh]]
+        summary = ""
+        for arguments in commands:
+            outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=echo, label=f"dbt {arguments[0]}")
+            if outcome.returncode != 0:
+                raise BuildError(f"dbt {arguments[0]} failed: " + explain(outcome.errors, outcome.stdout, target_db))
+            summary = outcome.summary
+    return summary
 
 
 @click.command()
 @click.option("--select", "-s", "selection", default=None, help="dbt node selection, e.g. marts or +fct_characters")
 @click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
-              help="Override a dbt var, e.g. --var vote_threshold=0.6 (repeatable).")
+              help="Override a dbt var, e.g. --var vote_threshold=0.6 (repeatable; checked against "
+                   "dbt_project.yml and configs/build_vars.toml before dbt runs).")
 @click.option("--skip-tests", is_flag=True, help="dbt run + seed instead of dbt build (no data or unit tests).")
-def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool) -> None:
-    """Build every table with dbt (seeds, models, tests) in the warehouse."""
-    dbt_vars: dict[str, object] = {}
-    for item in variables:
-        name, separator, value = item.partition("=")
-        if not separator:
-            raise click.BadParameter(f"{item!r}: write NAME=VALUE", param_hint="--var")
-        dbt_vars[name] = _parse_var_value(value)
-    selector = ["--select", selection] if selection else []
-    if skip_tests:
-        run_dbt(["seed", *selector], dbt_vars=dbt_vars)
-        run_dbt(["run", *selector], dbt_vars=dbt_vars)
-    else:
-        run_dbt(["build", *selector], dbt_vars=dbt_vars)
-    click.echo(f"built {database_path()}")
+@click.option("--full-refresh", is_flag=True, help="Rebuild every incremental model from scratch.")
+def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, full_refresh: bool) -> None:
+    """Build every table with dbt (seeds, models, tests) in the warehouse.
+
+    Memory: DuckDB works under LFH_MEMORY_LIMIT (default 1/8 of this machine's memory, 1-3 GiB) and spills to
+    <warehouse>.tmp/ beyond it.
+    """
+    started = time.perf_counter()
+    try:
+        dbt_vars = validate_vars(list(variables))
+        limit = memory_limit()
+    except (BuildVarError, MemoryLimitError) as exc:
+        raise click.UsageError(str(exc)) from None
+    db_path = database_path()
+    click.echo(f"building {db_path} (memory limit {limit})")
+    try:
+        summary = build_warehouse(selection, dbt_vars, skip_tests, full_refresh, db_path, echo=click.echo)
+    except BuildInterrupted as exc:
+        click.echo(f"\n{exc}", err=True)
+        raise SystemExit(130) from None
+    except (BuildError, WarehouseBusy) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"built {db_path} in {time.perf_counter() - started:.0f}s: {summary}")

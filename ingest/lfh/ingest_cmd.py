@@ -16,18 +16,20 @@ from lfh.landing.discovery import discover_files
 from lfh.landing.ingest_file import FileResult, ingest_file
 from lfh.landing.schema import ensure_raw_schema
 from lfh.paths import database_path
+from lfh.warehouse_lock import WarehouseBusy, warehouse_lock
 
 
 def ingest_paths(paths: list[Path], db_path: Path | None = None,
                  reread: bool = False) -> tuple[list[FileResult], list[Path]]:
     """Land every file under paths in the warehouse; (results per file, files skipped for their extension)."""
     files, skipped = discover_files(paths)
-    connection = connect(db_path)
-    try:
-        ensure_raw_schema(connection)
-        return [ingest_file(connection, path, reread) for path in files], skipped
-    finally:
-        connection.close()
+    with warehouse_lock(db_path or database_path(), "ingest"):  # never lands rows in the middle of a build
+        connection = connect(db_path)
+        try:
+            ensure_raw_schema(connection)
+            return [ingest_file(connection, path, reread) for path in files], skipped
+        finally:
+            connection.close()
 
 
 @click.command()
@@ -42,7 +44,10 @@ def ingest(paths: tuple[Path, ...], reread: bool) -> None:
     a file that grew adds only its new rows; a file unchanged since its last load (same path and checksum) is
     skipped without reading it; unusable rows go to raw.rejects.
     """
-    results, skipped = ingest_paths(list(paths), reread=reread)
+    try:
+        results, skipped = ingest_paths(list(paths), reread=reread)
+    except WarehouseBusy as exc:
+        raise click.ClickException(str(exc)) from None
     for path in skipped:
         click.echo(f"{path}: skipped (not .xlsx, .jsonl, .ndjson, .json, .csv or .parquet)")
     for result in results:

