@@ -12,8 +12,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import click
+import duckdb
 
 from lfh.build_diagnosis import check_ready, explain
+from lfh.build_fingerprint import (
+    clear_fingerprint,
+    current_fingerprint,
+    differences,
+    store_fingerprint,
+    stored_fingerprint,
+)
 from lfh.build_memory import MemoryLimitError, memory_limit
 from lfh.build_vars import BuildVarError, validate_vars
 from lfh.dbt_runner import BuildError, BuildInterrupted, dbt_executable, run_dbt_process
@@ -49,6 +57,15 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
         problem = check_ready(target_db)
         if problem:
             raise BuildError(problem)
+        with duckdb.connect(str(target_db)) as connection:
+            current = current_fingerprint(connection, dbt_vars or {})
+            changed = differences(stored_fingerprint(connection), current)
+            clear_fingerprint(connection)  # a build that stops half way is followed by a full one
+        if changed and not full_refresh:
+            say("full rebuild: " + "; ".join(changed))
+            full_refresh = True
+        elif not changed and not full_refresh:
+            say("incremental build: only stories loaded since the last build are processed")
         selector = ["--select", selection] if selection else []
         refresh = ["--full-refresh"] if full_refresh else []
         commands = [["seed", *selector, *refresh], ["run", *selector, *refresh]] if skip_tests \
@@ -59,6 +76,9 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
             if outcome.returncode != 0:
                 raise BuildError(f"dbt {arguments[0]} failed: " + explain(outcome.errors, outcome.stdout, target_db))
             summary = outcome.summary
+        if not selection:  # a partial build leaves the fingerprint cleared: the next full build rebuilds all
+            with duckdb.connect(str(target_db)) as connection:
+                store_fingerprint(connection, current)
     return summary
 
 

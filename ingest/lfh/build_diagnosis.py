@@ -76,12 +76,16 @@ def explain(errors: list[str], stdout: str, db_path: Path) -> str:
 
 
 def _first_cause(errors: list[str]) -> str:
+    """The first lines of dbt's error messages, without its per-node status lines and summaries."""
+    lines = []
     for message in errors:
-        lines = [line.strip() for line in message.splitlines() if line.strip()]
-        if not lines or lines[0].startswith("Completed with") or lines[0].startswith("Done."):
+        first = message.strip().splitlines()[0] if message.strip() else ""
+        if not first or re.match(r"(Completed with|Done\.|\d+ of \d+ (ERROR|FAIL))", first):
             continue
-        return " ".join(lines[:3])[:400]
-    return ""
+        lines += [line.strip() for line in message.splitlines() if line.strip() and not line.strip().startswith(">")]
+        if len(lines) >= 3:
+            break
+    return " ".join(lines[:3])[:400]
 
 
 def _last_lines(stdout: str) -> str:

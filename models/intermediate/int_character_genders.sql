@@ -1,15 +1,16 @@
+{{ config(**story_incremental()) }}
 -- METHOD.md §4.4: the gender of each character from the indicator words among its counted references:
 -- exactly one indicator set hit -> that gender; none -> unspecified; more than one -> unsure.
 with
 
 story_roles as (
     select story_id, role
-    from {{ ref('int_story_roles') }}
+    from {{ changed_only(ref('int_story_roles')) }}
 ),
 
 counted_references as (
     select story_id, role, reference
-    from {{ ref('int_reference_votes') }}
+    from {{ changed_only(ref('int_reference_votes')) }}
     where is_counted
 ),
 

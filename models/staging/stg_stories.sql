@@ -1,4 +1,4 @@
-{{ config(materialized="table") }}  {#- read by five models: computed once instead of once per reader -#}
+{{ config(**story_incremental()) }}  {#- a table (read by five models), built only for changed stories -#}
 -- One row per story: model aliases resolved, the prompt placed in the catalog (METHOD.md §1), the answer cleaned.
 with
 
@@ -7,7 +7,7 @@ source_stories as (
         story_id, model, model_canonical, query, subject, object, role_category, story_text,
         generated_at, occurrence, source_kind, prompt_id as prompt_id_given, prompt_tokens, completion_tokens,
         source_file, source_row, file_sha256, loaded_at, load_id
-    from {{ source('raw', 'stories') }}
+    from {{ changed_only(source('raw', 'stories'), 'stories') }}
 ),
 
 model_aliases as (
