@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import duckdb
+
 from bench.stages import Stage, run_stage
 from lfh.build_memory import memory_limit
 from lfh.simulate_config import load_config
@@ -78,18 +80,27 @@ def fresh_copy(raw: Path, workdir: Path) -> Path:
     return target
 
 
+def landed_stories(warehouse: Path) -> int:
+    """Stories actually landed (simulated chunks share some stories: ingest keeps one of each)."""
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        return connection.execute("select count(*) from raw.stories").fetchone()[0]
+
+
 def point_build(workdir: Path, stories: int, environment: dict[str, str], reuse: bool) -> Stage:
     """`lfh build` from a raw-only warehouse of `stories` stories, default memory limit."""
     warehouse = fresh_copy(raw_warehouse(workdir, stories, environment, reuse), workdir)
-    return run_stage(f"lfh build, {stories:,} stories", [LFH, "build"], {**environment, "LFH_DB": str(warehouse)})
+    landed = landed_stories(warehouse)
+    return run_stage(f"lfh build, {landed:,} stories", [LFH, "build"], {**environment, "LFH_DB": str(warehouse)})
 
 
 def point_incremental(workdir: Path, stories: int, share: float, environment: dict[str, str]) -> Stage:
     """After point_build(stories) left its built warehouse: land share x stories new stories, `lfh build` again."""
     warehouse = workdir / "warehouse" / "lfh.duckdb"
     env = {**environment, "LFH_DB": str(warehouse)}
-    simulate_and_ingest(max(1, int(stories * share)), workdir / "landing_increment", env, seed=9000)
-    return run_stage(f"lfh build after +{share:.0%} stories", [LFH, "build"], env)
+    before = landed_stories(warehouse)
+    simulate_and_ingest(max(1, int(before * share)), workdir / "landing_increment", env, seed=9000)
+    added = landed_stories(warehouse) - before
+    return run_stage(f"lfh build after +{added:,} stories", [LFH, "build"], env)
 
 
 def main() -> None:
