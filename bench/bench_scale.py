@@ -28,8 +28,8 @@ from pathlib import Path
 import duckdb
 
 from bench.stages import Stage, run_stage
-from lfh.build_memory import memory_limit
-from lfh.simulate_config import load_config
+from lfh.build.memory import memory_limit
+from lfh.simulate.config import load_config
 
 LFH = str(Path(sys.executable).parent / "lfh")
 CHUNK_STORIES = 500_000

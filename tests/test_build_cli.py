@@ -16,9 +16,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from lfh.build_vars import BuildVarError, validate_vars, var_rules
+from lfh.build.lock import WarehouseBusy, lock_path, warehouse_lock
+from lfh.build.vars import BuildVarError, validate_vars, var_rules
 from lfh.paths import project_root
-from lfh.warehouse_lock import WarehouseBusy, lock_path, warehouse_lock
 
 LFH = str(Path(sys.executable).parent / "lfh")
 FAKE_DBT = Path(__file__).parent / "fake_dbt.py"
@@ -177,7 +177,7 @@ def test_unreadable_memory_limit_is_refused(ready_warehouse: Path, fake_dbt: Pat
 
 def test_dbt_gets_the_memory_limit_and_a_spill_folder_beside_the_warehouse(ready_warehouse: Path) -> None:
     """The real profile: DuckDB's settings inside dbt are the limit and <warehouse>.tmp."""
-    from lfh.build import run_dbt
+    from lfh.build.dbt import run_dbt
 
     query = "select current_setting('memory_limit') as memory, current_setting('temp_directory') as spill"
     os.environ["LFH_MEMORY_LIMIT"] = "1536MiB"
@@ -245,7 +245,7 @@ def test_lock_is_reentrant_in_one_process_and_exclusive_across(tmp_path: Path) -
     db = tmp_path / "w.duckdb"
     with warehouse_lock(db, "outer"), warehouse_lock(db, "inner"):
         other = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
-                                "from lfh.warehouse_lock import warehouse_lock\n"
+                                "from lfh.build.lock import warehouse_lock\n"
                                 "with warehouse_lock(Path(sys.argv[1]), 'ingest'): pass", str(db)],
                                capture_output=True, text=True, check=False)
         assert other.returncode != 0 and "WarehouseBusy" in other.stderr and f"pid {os.getpid()}" in other.stderr

@@ -12,14 +12,14 @@ import duckdb
 import pytest
 from fixtures_simulate import write_test_lexicon
 
-from lfh.build import build_warehouse
-from lfh.ingest_cmd import ingest_paths
-from lfh.simulate import run_simulation
-from lfh.simulate_config import load_config
+from lfh.build.dbt import build_warehouse
+from lfh.landing.ingest import ingest_paths
+from lfh.simulate.config import load_config
+from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
-INCREMENTAL_MODELS = ("stg_stories", "int_label_responses_parsed", "int_story_labeling", "int_reference_votes",
-                      "int_character_names", "int_characters", "dim_stories", "fct_characters")
+INCREMENTAL_MODELS = ("stg_stories", "int_label_responses_parsed", "int_stories_labeled", "int_references_voted",
+                      "int_characters_named", "int_characters_joined", "dim_stories", "fct_characters")
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:

@@ -10,7 +10,7 @@
     inserting, the rows of every changed story are deleted, so a story whose rows vanish (a re-labeled story that
     lost a character's name) leaves nothing stale, then the changed stories' new rows are appended.
     A change that alters rows of unchanged stories (a var, a seed, the lexicon, the models' SQL) needs a full
-    rebuild: `lfh build` detects it (ingest/lfh/build_fingerprint.py) and passes --full-refresh.
+    rebuild: `lfh build` detects it (ingest/lfh/build/fingerprint.py) and passes --full-refresh.
 -#}
 
 {% macro story_incremental() -%}
