@@ -22,6 +22,10 @@ INCREMENTAL_MODELS = ("stg_stories", "int_label_responses_parsed", "int_stories_
                       "int_characters_named", "int_characters_joined", "dim_stories", "fct_characters")
 
 
+# when and in which load a row landed differs between two warehouses by construction
+LOAD_COLUMNS = {"loaded_at", "load_id", "last_loaded_at"}
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
@@ -80,7 +84,7 @@ def table_rows(connection: duckdb.DuckDBPyConnection, catalog: str, schema: str,
         "select column_name, data_type from information_schema.columns where table_catalog = ? and "
         "table_schema = ? and table_name = ? order by column_name", [catalog, schema, table]).fetchall()
     selected = ", ".join(f"round({name}, 9)" if kind in ("DOUBLE", "FLOAT") else f'"{name}"'
-                         for name, kind in columns)
+                         for name, kind in columns if name not in LOAD_COLUMNS)
     return sorted(connection.execute(f"select {selected} from {catalog}.{schema}.{table}").fetchall(),
                   key=repr)
 
