@@ -6,6 +6,7 @@ source_stories as (
     select
         story_id, model, model_canonical, query, subject, object, role_category, story_text,
         generated_at, occurrence, source_kind, prompt_id as prompt_id_given, prompt_tokens, completion_tokens,
+        coalesce(is_simulated, false) as is_simulated,
         source_file, source_row, file_sha256, loaded_at, load_id
     from {{ changed_only(source('raw', 'stories'), 'stories') }}
 ),
@@ -78,6 +79,7 @@ placed as (
         normalized.completion_tokens,
         normalized.occurrence,
         normalized.source_kind,
+        normalized.is_simulated,
         normalized.source_file,
         normalized.source_row,
         normalized.file_sha256,
@@ -98,5 +100,5 @@ select
     story_id, model_given, model, query, query_normalized, prompt_id, domain, prompt_condition, placement,
     subject, object, role_category, relation, catalog_subject_key, catalog_object_key,
     story_text, prompt_prefix_stripped, is_empty_text,
-    generated_at, prompt_tokens, completion_tokens, occurrence, source_kind, source_file, source_row, file_sha256, loaded_at, load_id
+    generated_at, prompt_tokens, completion_tokens, occurrence, source_kind, is_simulated, source_file, source_row, file_sha256, loaded_at, load_id
 from placed

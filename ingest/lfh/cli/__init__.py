@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "generate": "lfh.llm.generate:generate",
     "label": "lfh.llm.label:label",
     "finetune-data": "lfh.llm.finetune:finetune_data",
+    "audit-sample": "lfh.cli.audit_sample:audit_sample",
     "simulate": "lfh.simulate.run:simulate",
     "report": "lfh.report.write:report",
     "demo": "lfh.cli.demo:demo",

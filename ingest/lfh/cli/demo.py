@@ -13,7 +13,7 @@ import duckdb
 
 from lfh.build.dbt import build
 from lfh.landing.ingest import ingest_paths
-from lfh.paths import database_path, project_root
+from lfh.paths import database_path, reports_dir_for
 from lfh.report.write import write_report
 from lfh.simulate.config import ConfigError, load_config
 from lfh.simulate.lexicon import LexiconMissing
@@ -84,7 +84,7 @@ def _optional_command(name: str) -> click.Command | None:
 @click.option("--landing", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the simulated files go. Default: data/landing/simulated.")
 @click.option("--reports", "reports_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Report folder. Default: reports/.")
+              help="Report folder. Default: reports/ beside the warehouse (reports/ of the project for its own).")
 @click.option("--publish/--no-publish", "with_publish", default=True, help="Publish the marts for BI tools.")
 @click.pass_context
 def demo(context: click.Context, stories_per_prompt: int | None, landing: Path | None, reports_dir: Path | None,
@@ -93,7 +93,7 @@ def demo(context: click.Context, stories_per_prompt: int | None, landing: Path |
     started = time.perf_counter()
     db_path = database_path()
     landing = (landing or default_landing()).resolve()
-    reports_dir = (reports_dir or project_root() / "reports").resolve()
+    reports_dir = (reports_dir or reports_dir_for(db_path)).resolve()
     foreign = _foreign_sources(db_path, landing)
     if foreign:
         raise click.ClickException(
@@ -133,7 +133,7 @@ def demo(context: click.Context, stories_per_prompt: int | None, landing: Path |
 
     _step("ingest: land the files in the raw schema", land)
     _step("build: dbt build (staging, cleaning, measures, tests)", lambda: context.invoke(build))
-    report_path = _step("report: reports/index.html", lambda: write_report(db_path, reports_dir))
+    report_path = _step(f"report: {reports_dir / 'index.html'}", lambda: write_report(db_path, reports_dir))
 
     publish_command = _optional_command("publish") if with_publish else None
     if publish_command is not None:

@@ -13,21 +13,23 @@ import click
 
 from lfh.build.lock import WarehouseBusy, warehouse_lock
 from lfh.db import connect
-from lfh.landing.discovery import discover_files
+from lfh.landing.discovery import discover_files, file_format
 from lfh.landing.ingest_file import FileResult, ingest_file
 from lfh.landing.schema import ensure_raw_schema
+from lfh.landing.simulated import marked_folder
 from lfh.paths import database_path
 
 
-def ingest_paths(paths: list[Path], db_path: Path | None = None,
-                 reread: bool = False) -> tuple[list[FileResult], list[Path]]:
-    """Land every file under paths in the warehouse; (results per file, files skipped for their extension)."""
-    files, skipped = discover_files(paths)
+def ingest_paths(paths: list[Path], db_path: Path | None = None, reread: bool = False,
+                 include_simulated: bool = True, allow_mix: bool = False) -> tuple[list[FileResult], list[Path]]:
+    """Land every file under paths in the warehouse; (results per file, files skipped for their extension or
+    because they sit in a simulated subfolder and include_simulated is off)."""
+    files, skipped = discover_files(paths, include_simulated)
     with warehouse_lock(db_path or database_path(), "ingest"):  # never lands rows in the middle of a build
         connection = connect(db_path)
         try:
             ensure_raw_schema(connection)
-            return [ingest_file(connection, path, reread) for path in files], skipped
+            return [ingest_file(connection, path, reread, allow_mix) for path in files], skipped
         finally:
             connection.close()
 
@@ -36,7 +38,13 @@ def ingest_paths(paths: list[Path], db_path: Path | None = None,
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--reread", is_flag=True,
               help="Read files again even when unchanged since their last load (e.g. after editing the seeds).")
-def ingest(paths: tuple[Path, ...], reread: bool) -> None:
+@click.option("--simulated", "include_simulated", is_flag=True,
+              help="Also land subfolders marked simulated (SIMULATED.txt from `lfh simulate`, e.g. "
+                   "data/landing/simulated/) found in the folders given; skipped otherwise.")
+@click.option("--mix", "allow_mix", is_flag=True,
+              help="Allow simulated and real stories in one warehouse (refused otherwise; "
+                   "dim_stories.is_simulated tells them apart).")
+def ingest(paths: tuple[Path, ...], reread: bool, include_simulated: bool, allow_mix: bool) -> None:
     """Land files or folders (searched recursively) into the warehouse's raw schema.
 
     Reads study workbooks (.xlsx) and the project's stories / label responses as JSON Lines (.jsonl, .json),
@@ -45,11 +53,15 @@ def ingest(paths: tuple[Path, ...], reread: bool) -> None:
     skipped without reading it; unusable rows go to raw.rejects.
     """
     try:
-        results, skipped = ingest_paths(list(paths), reread=reread)
+        results, skipped = ingest_paths(list(paths), reread=reread, include_simulated=include_simulated,
+                                        allow_mix=allow_mix)
     except WarehouseBusy as exc:
         raise click.ClickException(str(exc)) from None
     for path in skipped:
-        click.echo(f"{path}: skipped (not .xlsx, .jsonl, .ndjson, .json, .csv or .parquet)")
+        if marked_folder(path) is not None and file_format(path) is not None:
+            click.echo(f"{path}: skipped (SIMULATED data, under {marked_folder(path)}; pass --simulated to land it)")
+        else:
+            click.echo(f"{path}: skipped (not .xlsx, .jsonl, .ndjson, .json, .csv or .parquet)")
     for result in results:
         click.echo(result.summary(), err=result.error is not None)
     failed = [result for result in results if result.error is not None]

@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.landing.audit_sample_workbook import audit_sample_batch, is_audit_sample
 from lfh.landing.batch import Batch
 from lfh.landing.discovery import file_format
 from lfh.landing.errors import UnreadableFileError
@@ -25,6 +26,7 @@ from lfh.landing.read_csv import read_csv_records
 from lfh.landing.read_json import read_json_records
 from lfh.landing.read_parquet import read_parquet_records
 from lfh.landing.read_xlsx import read_xlsx_records
+from lfh.landing.simulated import MixedDataError, check_not_mixing, is_simulated_file
 from lfh.landing.study_workbook import study_batch
 
 
@@ -75,7 +77,10 @@ def read_batch(path: Path) -> Batch:
     if kind is None:
         raise UnreadableFileError(path, "unknown file type: expected .xlsx, .jsonl/.ndjson/.json, .csv or .parquet")
     if kind == "xlsx":
-        return study_batch(path, read_xlsx_records(path))
+        records = read_xlsx_records(path)
+        if is_audit_sample(records.columns):
+            return audit_sample_batch(path, records)
+        return study_batch(path, records)
     if kind == "json":
         records = read_json_records(path, WANTED_KEYS)
     elif kind == "csv":
@@ -85,9 +90,11 @@ def read_batch(path: Path) -> Batch:
     return project_batch(path, records)
 
 
-def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path, reread: bool = False) -> FileResult:
+def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path, reread: bool = False,
+                allow_mix: bool = False) -> FileResult:
     """Land one file all-or-nothing. A file that cannot be used is logged as failed in raw.load_log; a file loaded
-    before with the same checksum is skipped unless reread."""
+    before with the same checksum is skipped unless reread. Simulated stories are flagged, and refused in a
+    warehouse holding real ones (and the reverse) unless allow_mix."""
     provenance = Provenance(source_file=str(path), file_sha256="", loaded_at=datetime.now(),
                             load_id=uuid.uuid4().hex)
     try:
@@ -100,10 +107,14 @@ def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path, reread: bool 
             return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(),
                               unchanged_since=previous_load)
         batch = read_batch(path)
+        batch.is_simulated = is_simulated_file(path)
+        if batch.stories is not None and batch.stories.height and not allow_mix:
+            check_not_mixing(connection, path, batch.is_simulated)
         counts = land_batch(connection, batch, provenance)
-    except (UnreadableFileError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
+    except (UnreadableFileError, MixedDataError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
         # The file's transaction was rolled back; log the failure and let the other files land.
-        problem = exc.problem if isinstance(exc, UnreadableFileError) else f"{type(exc).__name__}: {exc}"
+        problem = (exc.problem if isinstance(exc, UnreadableFileError)
+                   else str(exc) if isinstance(exc, MixedDataError) else f"{type(exc).__name__}: {exc}")
         record_failure(connection, provenance, file_format(path), problem)
         return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(), error=problem)
     return FileResult(path=path, file_kind=batch.file_kind, rows_read=batch.rows_read, counts=counts)

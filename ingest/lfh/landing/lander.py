@@ -46,7 +46,7 @@ class LandedCounts:
 _TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "stories": (["story_id", "model", "model_canonical", "query", "subject", "object", "role_category",
                  "story_text", "generated_at", "occurrence", "source_kind", "prompt_id", "prompt_tokens",
-                 "completion_tokens"], ["story_id"]),
+                 "completion_tokens", "is_simulated"], ["story_id"]),
     "label_responses": (["response_id", "story_id", "labeler_model", "prompt_version", "sample_index",
                          "request_text", "response_text", "responded_at", "prompt_tokens", "completion_tokens"],
                         ["response_id"]),
@@ -105,7 +105,8 @@ def land_batch(connection: duckdb.DuckDBPyConnection, batch: Batch, provenance: 
                 counts[table] = 0
                 continue
             if table == "stories":
-                frame = frame.with_columns(pl.lit(batch.source_kind).alias("source_kind"))
+                frame = frame.with_columns(pl.lit(batch.source_kind).alias("source_kind"),
+                                           pl.lit(batch.is_simulated).alias("is_simulated"))
             counts[table] = _insert_new(connection, table, frame, provenance)
             offered += frame.height
         if batch.rejects.height:

@@ -55,7 +55,8 @@ TABLE_COLUMNS: dict[str, str] = {
         pct_white double, pct_black double, pct_latine double, pct_asian double, pct_aian double,
         pct_multiracial double,
         source varchar not null,
-        vintage varchar,{PROVENANCE}""",
+        vintage varchar,
+        pct_female double, pct_male double,{PROVENANCE}""",
     "wikipedia_first_names": f"""
         first_name varchar not null,
         n_bearers bigint not null,

@@ -43,6 +43,17 @@ class ModelConfig:
 _FIELD_TYPES = {field.name: field.type for field in fields(ModelConfig)}
 
 
+def _dotted_name(name: str, table: dict) -> str | None:
+    """The full name when an unquoted dotted table name (`[models.gpt-3.5-turbo]`) was split into nested tables."""
+    if "model" in table or len(table) != 1:
+        return None
+    (part, inner), = table.items()
+    if not isinstance(inner, dict):
+        return None
+    deeper = _dotted_name(part, inner)
+    return f"{name}.{deeper or part}"
+
+
 def load_models(path: Path) -> dict[str, ModelConfig]:
     """Every model in the file, by name. Raises a ClickException naming the file, model and key on bad input."""
     try:
@@ -58,6 +69,12 @@ def load_models(path: Path) -> dict[str, ModelConfig]:
     for name, table in tables.items():
         if not isinstance(table, dict):
             raise click.ClickException(f"{path}: models.{name} must be a table")
+        dotted = _dotted_name(name, table)
+        if dotted:
+            raise click.ClickException(
+                f"{path}: [models.{dotted}] is read as nested tables because of the dot(s) in the name; "
+                f'quote the name: [models."{dotted}"]'
+            )
         unknown = sorted(set(table) - set(_FIELD_TYPES) - {"name"})
         if unknown:
             raise click.ClickException(

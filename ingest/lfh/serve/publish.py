@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import duckdb
 
 from lfh.build.lock import WarehouseBusy, warehouse_lock
 from lfh.paths import database_path, project_root
@@ -48,6 +49,25 @@ def _iso_mtime(path: Path) -> str:
     return datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()
 
 
+ROOT_NOTE = ("note: running as root. The copy is read-only by file mode, which root ignores: a read-write open of "
+             "marts.duckdb by root locks every reader out. For shared use serve the marts with `lfh serve` "
+             "(docs/SERVING.md, 'The limit of a file's read-only mode').")
+
+
+def simulated_stories(serving_file: Path) -> int:
+    """Stories of dim_stories made by `lfh simulate` (0 for a copy whose dim_stories lacks the flag)."""
+    connection = duckdb.connect(str(serving_file), read_only=True)
+    try:
+        columns = connection.execute(
+            "select column_name from information_schema.columns where table_name = 'dim_stories'").fetchall()
+        if ("is_simulated",) not in columns:
+            return 0
+        row = connection.execute("select count(*) filter (where is_simulated) from marts.dim_stories").fetchone()
+        return int(row[0]) if row else 0
+    finally:
+        connection.close()
+
+
 def build_manifest(build_db: Path, version_dir: Path, target_dir: Path, warehouse_facts: dict[str, Any],
                    published_at: datetime) -> dict[str, Any]:
     marts = describe_marts(version_dir / SERVING_FILE)
@@ -56,9 +76,14 @@ def build_manifest(build_db: Path, version_dir: Path, target_dir: Path, warehous
     if not baseline_sets and "baseline_set" in dbt["vars"]:
         # No mart carries the column: fall back to the var the run used, and say where it came from.
         baseline_sets = [{"name": dbt["vars"]["baseline_set"], "sources": [], "from": "dbt vars"}]
+    simulated = simulated_stories(version_dir / SERVING_FILE)
     return {
         "format": MANIFEST_FORMAT,
         "published_at": published_at.isoformat(),
+        # whether the marts were built (wholly or partly) from `lfh simulate`'s stories: they say nothing about
+        # any real model then
+        "simulated": simulated > 0,
+        "simulated_stories": simulated,
         "source_database": str(build_db),
         "source_modified_at": _iso_mtime(build_db),
         "dbt": {key: value for key, value in dbt.items() if key != "marts"},
@@ -131,6 +156,11 @@ def publish(destination: Path | None, target_dir: Path | None, keep: int, postgr
     for mart in publication.manifest["marts"]:
         click.echo(f"  {mart['relation']}: {mart['rows']} rows")
     click.echo(f"published {len(publication.manifest['marts'])} marts to {publication.destination}")
+    if publication.manifest.get("simulated"):
+        click.secho(f"note: the marts hold {publication.manifest['simulated_stories']:,} SIMULATED stories "
+                    "(lfh simulate); manifest.json says so (simulated: true)", fg="yellow", err=True)
+    if os.geteuid() == 0:
+        click.echo(ROOT_NOTE, err=True)
     if publication.manifest["dbt"]["note"]:
         click.echo(f"note: {publication.manifest['dbt']['note']}", err=True)
     if postgres_dsn is not None and reader_password is not None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 import polars as pl
 
+from lfh.landing.simulated import write_marker
 from lfh.paths import database_path, project_root
 from lfh.simulate.config import ConfigError, SimConfig, load_config
 from lfh.simulate.corpus import draw_corpus, label_frame, story_frame
@@ -69,6 +70,7 @@ def run_simulation(config: SimConfig, out_dir: Path, db_path: Path | None = None
     truth["faults_drawn"] = {kind: int(count) for kind, count in
                              stories["fault_kind"].value_counts().iter_rows()}
     truth_path.write_text(json.dumps(truth, indent=1), encoding="utf-8")
+    write_marker(out_dir)
     return SimulationResult(stories_path, labels_path, truth_path, stories.height, labels.height,
                             time.perf_counter() - started)
 

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from lfh.simulate.config import COUPLE_TYPES, GENDERS, RACE_POOLS, SimConfig
-from lfh.simulate.design import Design
+from lfh.simulate.design import GENDER_OUTCOMES, Design
 from lfh.simulate.lexicon import RACES, pool_mean_weights
 
 ALL_MODELS = "All"
@@ -16,9 +16,13 @@ ALL_MODELS = "All"
 
 def expected_counts(design: Design, pools: pl.DataFrame, characters_per_row: int) -> pl.DataFrame:
     """Per design row and (race | None, gender | None): the expected numerator and denominator of §6."""
-    means = pool_mean_weights(pools)
-    pool_weights = np.vstack([means[pool] for pool in RACE_POOLS])  # (7 pools, 8 races)
-    race_mean = design.pool_mix @ pool_weights                       # (rows, 8)
+    # names are drawn by pool and gender: the expected p_r(x) per design row, for each gender outcome
+    race_mean_by_gender = []
+    for outcome in GENDER_OUTCOMES:
+        means = pool_mean_weights(pools, outcome)
+        race_mean_by_gender.append(design.pool_mix @ np.vstack([means[pool] for pool in RACE_POOLS]))  # (rows, 8)
+    race_mean = sum(design.gender[:, index, None] * race_mean_by_gender[index]
+                    for index in range(len(GENDER_OUTCOMES)))
     named = design.named * characters_per_row
     known_gender = 1 - design.gender[:, 3]
     base = design.rows.select("design_index", "model", "domain", "condition")
@@ -30,7 +34,8 @@ def expected_counts(design: Design, pools: pl.DataFrame, characters_per_row: int
         for gender_index, gender in enumerate(GENDERS):
             parts.append(base.with_columns(
                 pl.lit(race).alias("race"), pl.lit(gender).alias("gender"),
-                pl.Series("numerator", named * design.gender[:, gender_index] * race_mean[:, race_index]),
+                pl.Series("numerator",
+                          named * design.gender[:, gender_index] * race_mean_by_gender[gender_index][:, race_index]),
                 pl.Series("denominator", named * known_gender)))
     for gender_index, gender in enumerate(GENDERS):
         parts.append(base.with_columns(

@@ -4,7 +4,7 @@
 with
 
 characters as (
-    select story_id, role, model, domain, gender, full_name
+    select story_id, role, model, domain, condition, prompt_id, role_text, gender, full_name
     from {{ ref('int_characters_joined') }}
 ),
 
@@ -33,7 +33,11 @@ select
         {{ normalize_name_key('characters.full_name') }}
             = {{ normalize_name_key("nullif(lower(trim(hand_labels.name)), 'unspecified')") }},
         characters.full_name is null and nullif(lower(trim(hand_labels.name)), 'unspecified') is null
-    ) as name_agrees
+    ) as name_agrees,
+    characters.condition,
+    characters.prompt_id,
+    characters.role_text,
+    cast('{{ var("gender_rule") }}' as varchar) as gender_rule
 from characters
 inner join hand_labels
     on characters.story_id = hand_labels.story_id

@@ -5,7 +5,7 @@ with
 stories as (
     select
         story_id, model, domain, prompt_condition, prompt_id, placement, query, story_text, is_empty_text,
-        prompt_prefix_stripped, source_file
+        prompt_prefix_stripped, source_file, is_simulated
     from {{ changed_only(ref('stg_stories')) }}
 ),
 
@@ -37,7 +37,8 @@ select
     cast(labeling.key_source as varchar) as key_source,
     cast(stories.placement as varchar) as placement,
     cast(stories.is_empty_text as boolean) as is_empty_text,
-    cast(stories.prompt_prefix_stripped as boolean) as prompt_prefix_stripped
+    cast(stories.prompt_prefix_stripped as boolean) as prompt_prefix_stripped,
+    cast(stories.is_simulated as boolean) as is_simulated
 from stories
 inner join labeling
     on stories.story_id = labeling.story_id
