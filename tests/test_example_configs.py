@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import click
 import pytest
 
+from lfh.errors import ConfigError
 from lfh.llm.config import load_models
 from lfh.paths import project_root
 from lfh.simulate.config import load_config
@@ -33,7 +33,7 @@ def test_unquoted_dotted_model_name_is_named_with_the_fix(tmp_path: Path, header
     path = tmp_path / "models.toml"
     path.write_text(f'{header}\nmodel = "x"\n', encoding="utf-8")
     name = header.removeprefix("[models.").removesuffix("]")
-    with pytest.raises(click.ClickException) as caught:
+    with pytest.raises(ConfigError) as caught:
         load_models(path)
-    assert f'[models."{name}"]' in caught.value.message
-    assert str(path) in caught.value.message
+    assert f'[models."{name}"]' in str(caught.value)
+    assert str(path) in str(caught.value)

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from fixtures_ingest import query_all, story_records, write_jsonl
 
-from lfh.landing.ingest import ingest
+from lfh.cli.ingest import ingest
 from lfh.landing.simulated import write_marker
 
 
@@ -66,3 +66,14 @@ def test_a_copied_simulator_file_stays_simulated(tmp_path: Path, warehouse: Path
     copied = write_jsonl(tmp_path / "elsewhere" / "simulated_stories.jsonl", story_records(3, model="SimGPT-B"))
     assert _ingest(str(copied)).exit_code == 0
     assert query_all(warehouse, "select distinct is_simulated from raw.stories") == [(True,)]
+
+
+def test_a_file_of_stories_the_warehouse_already_holds_mixes_nothing(tmp_path: Path, warehouse: Path) -> None:
+    """E.g. a filled audit-sample workbook of the simulated warehouse's own stories: its hand labels land."""
+    landing = _landing(tmp_path)
+    assert _ingest(str(landing / "simulated")).exit_code == 0
+    again = write_jsonl(tmp_path / "elsewhere" / "same.jsonl",
+                        story_records(6, model="SimGPT-A"))  # the same stories, in a file not marked simulated
+    outcome = _ingest(str(again))
+    assert outcome.exit_code == 0, outcome.output
+    assert _kinds(warehouse) == {"SimGPT-A": 6}

@@ -16,8 +16,9 @@ from fixtures_simulate import write_test_lexicon
 from PIL import Image, ImageStat
 
 from lfh.build.dbt import run_dbt
+from lfh.cli.report import report
 from lfh.landing.ingest import ingest_paths
-from lfh.report.write import report, write_report
+from lfh.report.write import write_report
 from lfh.simulate.config import load_config
 from lfh.simulate.run import run_simulation
 

@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from lfh.cli.report import report
 from lfh.paths import project_root, reports_dir_for
 from lfh.report import figures
 from lfh.report.html import svg_document
-from lfh.report.write import report
 
 MODELS = ("gpt$^$turbo", "price $5 model", "All")  # `$` pairs that are not valid math, and one lone `$`
 

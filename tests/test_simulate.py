@@ -13,10 +13,11 @@ import pytest
 from click.testing import CliRunner
 from fixtures_simulate import write_test_lexicon
 
+from lfh.cli.simulate import simulate
 from lfh.identity import canonical_model, story_id
 from lfh.llm.prompts import LabelKeys, catalog
 from lfh.simulate.config import ConfigError, load_config
-from lfh.simulate.run import run_simulation, simulate
+from lfh.simulate.run import run_simulation
 
 INDICATORS = {"he", "him", "his", "she", "her", "hers", "they", "them", "their", "grandfather", "grandmother"}
 

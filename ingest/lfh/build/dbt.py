@@ -7,11 +7,9 @@ progress is shown compactly and a failure ends with its cause and the next step 
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-import click
 import duckdb
 
 from lfh.build.diagnosis import check_ready, explain
@@ -22,20 +20,23 @@ from lfh.build.fingerprint import (
     store_fingerprint,
     stored_fingerprint,
 )
-from lfh.build.lock import WarehouseBusy, stale_note, warehouse_lock
-from lfh.build.memory import MemoryLimitError, memory_limit
-from lfh.build.runner import BuildError, BuildInterrupted, dbt_executable, run_dbt_process
-from lfh.build.vars import BuildVarError, validate_vars
+from lfh.build.lock import stale_note, warehouse_lock
+from lfh.build.runner import dbt_executable, run_dbt_process
+from lfh.errors import BuildError
 from lfh.paths import database_path
 
-__all__ = ["BuildError", "build", "build_warehouse", "dbt_executable", "run_dbt"]
+__all__ = ["BuildError", "build_warehouse", "dbt_executable", "run_dbt"]
+
+
+def _print(text: str) -> None:
+    print(text, flush=True)
 
 
 def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | None = None,
             capture: bool = False, echo: Callable[[str], None] | None = None) -> subprocess.CompletedProcess:
     """Run one dbt command in the project folder with the project-local profile. Raises BuildError on failure."""
     target_db = (db_path or database_path()).resolve()
-    outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=None if capture else (echo or click.echo),
+    outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=None if capture else (echo or _print),
                               label=f"dbt {arguments[0]}" if arguments else "dbt")
     if outcome.returncode != 0:
         raise BuildError(f"dbt {' '.join(arguments)} failed on {target_db}: "
@@ -46,8 +47,8 @@ def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | 
 def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
                     full_refresh: bool = False, db_path: Path | None = None,
                     echo: Callable[[str], None] | None = None) -> str:
-    """Build the warehouse (holding its lock throughout); returns dbt's summary line. Raises BuildError,
-    WarehouseBusy."""
+    """Build the warehouse (holding its lock throughout); returns dbt's summary line. Raises BuildError
+    (BuildInterrupted on Ctrl-C/SIGTERM), WarehouseBusy (a WarehouseError)."""
     target_db = (db_path or database_path()).resolve()
     say = echo or (lambda _text: None)
     with warehouse_lock(target_db, "build") as held:
@@ -82,32 +83,3 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
     return summary
 
 
-@click.command()
-@click.option("--select", "-s", "selection", default=None, help="dbt node selection, e.g. marts or +fct_characters")
-@click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
-              help="Override a dbt var, e.g. --var vote_threshold=0.6 (repeatable; checked against "
-                   "dbt_project.yml and configs/build_vars.toml before dbt runs).")
-@click.option("--skip-tests", is_flag=True, help="dbt run + seed instead of dbt build (no data or unit tests).")
-@click.option("--full-refresh", is_flag=True, help="Rebuild every incremental model from scratch.")
-def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, full_refresh: bool) -> None:
-    """Build every table with dbt (seeds, models, tests) in the warehouse.
-
-    Memory: DuckDB works under LFH_MEMORY_LIMIT (default 1/8 of this machine's memory, 1-3 GiB) and spills to
-    <warehouse>.tmp/ beyond it.
-    """
-    started = time.perf_counter()
-    try:
-        dbt_vars = validate_vars(list(variables))
-        limit = memory_limit()
-    except (BuildVarError, MemoryLimitError) as exc:
-        raise click.UsageError(str(exc)) from None
-    db_path = database_path()
-    click.echo(f"building {db_path} (memory limit {limit})")
-    try:
-        summary = build_warehouse(selection, dbt_vars, skip_tests, full_refresh, db_path, echo=click.echo)
-    except BuildInterrupted as exc:
-        click.echo(f"\n{exc}", err=True)
-        raise SystemExit(130) from None
-    except (BuildError, WarehouseBusy) as exc:
-        raise click.ClickException(str(exc)) from None
-    click.echo(f"built {db_path} in {time.perf_counter() - started:.0f}s: {summary}")

@@ -20,8 +20,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from lfh.errors import WarehouseError
 
-class WarehouseBusy(Exception):
+
+class WarehouseBusy(WarehouseError):
     """Another process holds the warehouse's lock; the message names it and what to do."""
 
 

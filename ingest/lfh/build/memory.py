@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 
+from lfh.errors import ConfigError
+
 MEMORY_ENV_VAR = "LFH_MEMORY_LIMIT"
 DEFAULT_SHARE = 1 / 8
 DEFAULT_FLOOR_MIB = 1024
@@ -22,7 +24,7 @@ _UNIT_BYTES = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
                "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 
 
-class MemoryLimitError(ValueError):
+class MemoryLimitError(ConfigError):
     """LFH_MEMORY_LIMIT does not parse."""
 
 

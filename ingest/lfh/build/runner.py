@@ -21,14 +21,11 @@ from pathlib import Path
 
 from lfh.build.lock import warehouse_lock
 from lfh.build.memory import MEMORY_ENV_VAR, memory_limit
+from lfh.errors import BuildError
 from lfh.paths import DB_ENV_VAR, database_path, project_root
 
 DBT_ENV_VAR = "LFH_DBT_EXECUTABLE"  # another dbt (tests use a stand-in that sleeps)
 STOP_GRACE_SECONDS = 10.0
-
-
-class BuildError(Exception):
-    """dbt failed or could not start; the message is the cause in a line or two and what to do next."""
 
 
 class BuildInterrupted(BuildError):

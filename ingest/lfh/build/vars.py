@@ -14,12 +14,13 @@ from typing import Any
 
 import yaml
 
+from lfh.errors import ConfigError
 from lfh.paths import project_root
 
 RULES_FILE = Path("configs") / "build_vars.toml"
 
 
-class BuildVarError(ValueError):
+class BuildVarError(ConfigError):
     """A --var that dbt would ignore or misread; the message is one line naming the valid choices."""
 
 

@@ -109,7 +109,7 @@ def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path, reread: bool 
         batch = read_batch(path)
         batch.is_simulated = is_simulated_file(path)
         if batch.stories is not None and batch.stories.height and not allow_mix:
-            check_not_mixing(connection, path, batch.is_simulated)
+            check_not_mixing(connection, path, batch.is_simulated, batch.stories["story_id"])
         counts = land_batch(connection, batch, provenance)
     except (UnreadableFileError, MixedDataError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
         # The file's transaction was rolled back; log the failure and let the other files land.

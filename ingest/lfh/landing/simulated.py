@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 MARKER = "SIMULATED.txt"
 SIMULATED_STEMS = ("simulated_stories", "simulated_labels")
@@ -51,10 +52,24 @@ def warehouse_kinds(connection: duckdb.DuckDBPyConnection) -> set[bool]:
     return {bool(row[0]) for row in rows}
 
 
-def check_not_mixing(connection: duckdb.DuckDBPyConnection, path: Path, simulated: bool) -> None:
-    """Raises MixedDataError when the warehouse holds stories of the other kind."""
+def _new_stories(connection: duckdb.DuckDBPyConnection, story_ids: pl.Series) -> int:
+    """How many of these stories the warehouse does not hold yet."""
+    connection.register("incoming_story_ids", pl.DataFrame({"story_id": story_ids}).to_arrow())
+    try:
+        row = connection.execute("select count(*) from incoming_story_ids anti join raw.stories using (story_id)"
+                                 ).fetchone()
+    finally:
+        connection.unregister("incoming_story_ids")
+    return int(row[0]) if row else 0
+
+
+def check_not_mixing(connection: duckdb.DuckDBPyConnection, path: Path, simulated: bool,
+                     story_ids: pl.Series) -> None:
+    """Raises MixedDataError when the file brings stories of one kind into a warehouse holding the other kind.
+    A file whose stories are all in the warehouse already (e.g. a filled audit-sample workbook of its own
+    stories, landing hand labels) mixes nothing."""
     other = not simulated
-    if other not in warehouse_kinds(connection):
+    if other not in warehouse_kinds(connection) or _new_stories(connection, story_ids) == 0:
         return
     if simulated:
         raise MixedDataError(

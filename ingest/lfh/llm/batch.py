@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import click
 import openai
 from rich.console import Console
 
+from lfh.errors import EndpointError, InputError
 from lfh.llm.client import Completion, Failure, Job, RunStats, request_body, scrub
 from lfh.llm.config import ModelConfig, api_key
 from lfh.llm.journal import JournalWriter
@@ -38,8 +38,8 @@ def _load_state(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise click.ClickException(f"{path}: unreadable batch state ({exc}); it lists the batch ids of this run, "
-                                   "restore it or remove it to start over") from None
+        raise InputError(f"{path}: unreadable batch state ({exc}); it lists the batch ids of this run, "
+                         "restore it or remove it to start over") from None
 
 
 def _save_state(path: Path, state: dict[str, Any]) -> None:
@@ -194,11 +194,11 @@ def run_batch(config: ModelConfig, jobs: list[Job], to_records: Callable[[Comple
                               + ", ".join(f"{entry['id']} {entry.get('status', '?')}" for entry in pending))
                 time.sleep(poll_seconds)
     except openai.AuthenticationError:
-        raise click.ClickException(f"model {config.name}: the endpoint refused the key from ${config.api_key_env}") \
+        raise EndpointError(f"model {config.name}: the endpoint refused the key from ${config.api_key_env}") \
             from None
     except openai.OpenAIError as exc:
-        raise click.ClickException(f"model {config.name}: batch step failed: {scrub(str(exc), secret)[:300]}. "
-                                   f"Run the command again: the batch ids are kept in {state_path}") from None
+        raise EndpointError(f"model {config.name}: batch step failed: {scrub(str(exc), secret)[:300]}. "
+                            f"Run the command again: the batch ids are kept in {state_path}") from None
     finally:
         client.close()
     return stats

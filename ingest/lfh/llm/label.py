@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import click
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 from rich.console import Console
 
 from lfh import identity
+from lfh.errors import EndpointError, InputError, WarehouseError
 from lfh.llm.client import Completion, Job
 from lfh.llm.config import ModelConfig, pick_models
 from lfh.llm.generate import default_landing, failures_file
@@ -50,7 +50,7 @@ def landed_samples(landing: Path, labeler: str, prompt_version: str) -> set[byte
                 continue
             story, sample = record.get("story_id"), record.get("sample_index")
             if not isinstance(story, str) or not isinstance(sample, int):
-                raise click.ClickException(f"{path}:{number}: label record lacks story_id or sample_index")
+                raise InputError(f"{path}:{number}: label record lacks story_id or sample_index")
             done.add(sample_key(story, sample))
     return done
 
@@ -128,7 +128,7 @@ def _read_only_warehouse(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     try:
         connection = duckdb.connect(str(db_path), read_only=True)
     except duckdb.Error as exc:
-        raise click.ClickException(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
+        raise WarehouseError(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
     try:
         yield connection
     finally:
@@ -297,26 +297,11 @@ def stored_check(done: set[bytes]) -> Callable[[dict[str, Any]], bool]:
     return already_stored
 
 
-@click.command()
-@click.option("--models", "models_file", type=click.Path(path_type=Path, dir_okay=False), required=True,
-              help="Models file (TOML), see configs/models.example.toml.")
-@click.option("--labeler", required=True, help="The labeling model's name in the models file.")
-@click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Responses per story (the study's audit used 5, its final run 1).")
-@click.option("--prompt-version", default=None,
-              help=f"Label set name; default {PROMPT_VERSION} (with +json appended under --json-mode).")
-@click.option("--json-mode", is_flag=True, help='Send response_format={"type": "json_object"} (where supported).')
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Landing folder; labels go to <out>/labels/. Default: data/landing.")
-@click.option("--include-landing/--no-include-landing", default=True, show_default=True,
-              help="Also label stories in <out>/stories/ that are not ingested yet.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Label at most this many stories.")
-@click.option("--batch", "use_batch", is_flag=True, help="Use the OpenAI Batch API (resumable by batch id).")
-@click.option("--poll-seconds", type=float, default=30.0, show_default=True, help="Batch status poll interval.")
-def label(models_file: Path, labeler: str, samples: int, prompt_version: str | None, json_mode: bool,
-          out_dir: Path | None, include_landing: bool, limit: int | None, use_batch: bool,
-          poll_seconds: float) -> None:
-    """Label every story not yet labeled under this labeler, prompt version and sample count."""
+def label_stories(models_file: Path, labeler: str, samples: int, prompt_version: str | None, json_mode: bool,
+                  out_dir: Path | None, include_landing: bool, limit: int | None, use_batch: bool,
+                  poll_seconds: float) -> None:
+    """Label every story not yet labeled under this labeler, prompt version and sample count (`lfh label`).
+    Progress and the summary go to stderr."""
     console = Console(stderr=True, width=None if sys.stderr.isatty() else 150)
     landing = (out_dir or default_landing()).resolve()
     config = pick_models(models_file, (labeler,))[0]
@@ -356,7 +341,7 @@ def label(models_file: Path, labeler: str, samples: int, prompt_version: str | N
     if skipped:
         console.print(f"[yellow]{len(skipped):,} stories could not be labeled (reasons in {failure_path})")
     if stats.jobs_failed:
-        raise click.ClickException(
+        raise EndpointError(
             f"{stats.jobs_failed:,} of {stats.jobs_done + stats.jobs_failed:,} requests failed for good after "
             f"{config.max_tries} tries; every response that succeeded is stored in {output}. What is failing "
             f"now ({failing:,} entries, with reasons): {failure_path}. Retry them by running the same command "

@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.errors import WarehouseError
 from lfh.serve.copy import present_marts
 
 MARTS = (
@@ -21,7 +22,7 @@ _NARROW = {
 }
 
 
-class MartsMissing(RuntimeError):
+class MartsMissing(WarehouseError, RuntimeError):
     """The warehouse has no marts: build them first."""
 
 

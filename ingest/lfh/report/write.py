@@ -6,13 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import click
 import matplotlib.pyplot as plt
 import polars as pl
 
-from lfh.paths import database_path, reports_dir_for
 from lfh.report import figures
-from lfh.report.data import MartsMissing, read_marts
+from lfh.report.data import read_marts
 from lfh.report.html import Section, render_page, svg_document
 
 SIMULATED_LABELER_PREFIX = "sim-"
@@ -134,20 +132,3 @@ def write_report(db_path: Path, out_dir: Path) -> Path:
     target = out_dir / "index.html"
     target.write_text(page, encoding="utf-8")
     return target
-
-
-@click.command()
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="DuckDB file to read (read-only). Default: the warehouse (LFH_DB). A published copy works too: "
-                   "--db warehouse/published/marts.duckdb.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder. Default: reports/ beside the warehouse read (reports/ of the project for "
-                   "its own warehouse, /data/x/reports for LFH_DB=/data/x/lfh.duckdb).")
-def report(db_path: Path | None, out_dir: Path | None) -> None:
-    """Write index.html (self-contained, opens offline) and the figures as PNG and SVG, beside the warehouse."""
-    db_path = (db_path or database_path()).resolve()
-    try:
-        target = write_report(db_path, (out_dir or reports_dir_for(db_path)).resolve())
-    except MartsMissing as exc:
-        raise click.ClickException(str(exc)) from exc
-    click.echo(f"report of {db_path} written to {target}\nfigures: {target.parent / 'figures'}")

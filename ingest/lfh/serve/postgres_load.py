@@ -15,6 +15,7 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from lfh.errors import ServeError
 from lfh.serve.copy import SERVING_SCHEMA, describe_open_marts, quote_identifier
 from lfh.serve.postgres_types import map_column
 
@@ -23,7 +24,7 @@ STAGING_SCHEMA = "marts__loading"
 BATCH_ROWS = 5000
 
 
-class PostgresLoadError(Exception):
+class PostgresLoadError(ServeError):
     """A failed load, with what to do next; the DSN's password is never part of the message."""
 
 

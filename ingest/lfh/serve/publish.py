@@ -7,19 +7,17 @@ file, so a tool holding the build file would block the next `lfh build`.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import click
 import duckdb
 
-from lfh.build.lock import WarehouseBusy, warehouse_lock
+from lfh.build.lock import warehouse_lock
 from lfh.paths import database_path, project_root
-from lfh.serve.copy import PublishError, copy_marts, describe_marts, export_parquet
+from lfh.serve.copy import copy_marts, describe_marts, export_parquet
 from lfh.serve.provenance import dbt_provenance
 from lfh.serve.swap import activate, make_read_only, new_build_dir, prune, publish_lock
 
@@ -123,52 +121,3 @@ def publish_marts(build_db: Path, destination: Path, target_dir: Path, keep: int
             raise
         prune(destination, keep)
     return Publication(destination=destination, version_dir=version_dir, manifest=manifest)
-
-
-@click.command()
-@click.option("--to", "destination", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Folder to publish into (default: warehouse/published beside the warehouse).")
-@click.option("--target-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="dbt target folder whose manifest.json / run_results.json describe the run (default: target/).")
-@click.option("--keep", type=click.IntRange(min=2), default=3, show_default=True,
-              help="Publications kept on disk (older ones are deleted; readers holding them keep reading).")
-@click.option("--postgres", "postgres_dsn", default=None, metavar="DSN",
-              help="Also load the marts into this PostgreSQL database (a role allowed to create schemas and "
-                   "roles; its password from PGPASSWORD or ~/.pgpass, not the command line).")
-@click.option("--reader-role", default="lfh_reader", show_default=True,
-              help="Postgres role given SELECT on schema marts and nothing else.")
-@click.option("--password-env", default="LFH_PG_PASSWORD", show_default=True,
-              help="Environment variable holding the reader role's password.")
-def publish(destination: Path | None, target_dir: Path | None, keep: int, postgres_dsn: str | None,
-            reader_role: str, password_env: str) -> None:
-    """Publish a read-only copy of the marts for BI tools: marts.duckdb, parquet/<mart>.parquet, manifest.json."""
-    destination = destination or default_destination()
-    target_dir = target_dir or project_root() / "target"
-    reader_password = None
-    if postgres_dsn is not None:
-        reader_password = os.environ.get(password_env)
-        if not reader_password:
-            raise click.UsageError(f"--postgres needs the reader password in ${password_env}; set it and run again")
-    try:
-        publication = publish_marts(database_path(), destination, target_dir, keep)
-    except (PublishError, WarehouseBusy) as exc:
-        raise click.ClickException(str(exc)) from exc
-    for mart in publication.manifest["marts"]:
-        click.echo(f"  {mart['relation']}: {mart['rows']} rows")
-    click.echo(f"published {len(publication.manifest['marts'])} marts to {publication.destination}")
-    if publication.manifest.get("simulated"):
-        click.secho(f"note: the marts hold {publication.manifest['simulated_stories']:,} SIMULATED stories "
-                    "(lfh simulate); manifest.json says so (simulated: true)", fg="yellow", err=True)
-    if os.geteuid() == 0:
-        click.echo(ROOT_NOTE, err=True)
-    if publication.manifest["dbt"]["note"]:
-        click.echo(f"note: {publication.manifest['dbt']['note']}", err=True)
-    if postgres_dsn is not None and reader_password is not None:
-        from lfh.serve.postgres_load import PostgresLoadError, load_marts, redacted_dsn
-
-        try:
-            load_marts(publication.serving_db, postgres_dsn, reader_role, reader_password,
-                       lock_down_database=False)
-        except PostgresLoadError as exc:
-            raise click.ClickException(str(exc)) from exc
-        click.echo(f"loaded into {redacted_dsn(postgres_dsn)} (schema marts, SELECT for role {reader_role})")

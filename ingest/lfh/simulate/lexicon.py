@@ -13,6 +13,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from lfh.errors import LexiconError
 from lfh.paths import seeds_dir
 from lfh.simulate.config import RACE_POOLS, SimConfig
 
@@ -23,7 +24,7 @@ _PLAIN_NAME = re.compile(r"^[A-Za-z]{2,}$")
 MIN_POOL_NAMES = 5
 
 
-class LexiconMissing(RuntimeError):
+class LexiconMissing(LexiconError, RuntimeError):
     """The lexicon tables are absent or empty: run `lfh lexicon` first."""
 
 

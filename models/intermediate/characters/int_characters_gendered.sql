@@ -44,7 +44,7 @@ nonbinary_cue_words as (
 
 stories as (
     select story_id, story_text
-    from {{ changed_only(ref('stg_stories')) }}
+    from {{ changed_only(ref('int_stories_placed')) }}
 ),
 
 first_names as (

@@ -34,7 +34,7 @@ responses as (
 
 stories as (
     select story_id, domain, prompt_condition, catalog_subject_key, catalog_object_key
-    from {{ changed_only(ref('stg_stories')) }}
+    from {{ changed_only(ref('int_stories_placed')) }}
 ),
 
 -- one labeling run per story: the pinned run when vars name one, else the run loaded last
@@ -52,7 +52,7 @@ runs as (
                 {% if var('labeling_prompt_version', none) is not none -%}
                 (prompt_version = '{{ var("labeling_prompt_version") }}') desc,
                 {% endif -%}
-                max(loaded_at) desc, labeler_model, prompt_version
+                max(loaded_at) desc, labeler_model, prompt_version asc
         ) = 1 as is_selected_run
     from {{ changed_only(ref('stg_label_responses')) }}
     group by story_id, labeler_model, prompt_version
@@ -83,8 +83,8 @@ with_keys as (
 
 role_keyed as (
     select
-        with_keys.* exclude (object_role_text_asked),
-        case when has_object_role then object_role_text_asked end as object_role_text
+        with_keys.* exclude (with_keys.object_role_text_asked),
+        case when with_keys.has_object_role then with_keys.object_role_text_asked end as object_role_text
     from with_keys
 ),
 
@@ -109,12 +109,13 @@ recovered as (
         -- the span from the first '{' to the last '}': valid JSON only when it is exactly one balanced object
         case
             when {{ json_is_valid('response_trimmed') }} then null
-            when strpos(response_trimmed, '{') > 0
-                and {{ last_position('response_trimmed', "'}'") }} > strpos(response_trimmed, '{')
+            when
+                strpos(trimmed.response_trimmed, '{') > 0
+                and {{ last_position('response_trimmed', "'}'") }} > strpos(trimmed.response_trimmed, '{')
                 then substr(
-                    response_trimmed,
-                    strpos(response_trimmed, '{'),
-                    {{ last_position('response_trimmed', "'}'") }} - strpos(response_trimmed, '{') + 1
+                    trimmed.response_trimmed,
+                    strpos(trimmed.response_trimmed, '{'),
+                    {{ last_position('response_trimmed', "'}'") }} - strpos(trimmed.response_trimmed, '{') + 1
                 )
         end as embedded_object_text
     from trimmed
@@ -123,10 +124,10 @@ recovered as (
 parsed as (
     select
         recovered.*,
-        not is_json and coalesce({{ json_is_valid('embedded_object_text') }}, false) as is_recovered,
+        not recovered.is_json and coalesce({{ json_is_valid('embedded_object_text') }}, false) as is_recovered,
         case
-            when is_json then response_trimmed
-            when coalesce({{ json_is_valid('embedded_object_text') }}, false) then embedded_object_text
+            when recovered.is_json then recovered.response_trimmed
+            when coalesce({{ json_is_valid('embedded_object_text') }}, false) then recovered.embedded_object_text
         end as response_json
     from recovered
 ),
@@ -184,17 +185,19 @@ judged as (
     select
         typed.*,
         case
-            when response_trimmed is null or response_trimmed = '' then 'empty_response'
-            when response_json is null and strpos(response_trimmed, '{') = 0 then 'not_json'
-            when response_json is null then 'unrecoverable_json'
-            when json_type <> 'OBJECT' then 'not_a_json_object'
-            when not has_unique_keys then 'duplicate_keys'
-            when subject_role_text is null then 'no_role_keys'
-            when subject_name_key is null or subject_references_key is null then 'missing_subject_keys'
-            when has_object_role and (object_name_key is null or object_references_key is null)
+            when typed.response_trimmed is null or typed.response_trimmed = '' then 'empty_response'
+            when typed.response_json is null and strpos(typed.response_trimmed, '{') = 0 then 'not_json'
+            when typed.response_json is null then 'unrecoverable_json'
+            when typed.json_type <> 'OBJECT' then 'not_a_json_object'
+            when not typed.has_unique_keys then 'duplicate_keys'
+            when typed.subject_role_text is null then 'no_role_keys'
+            when typed.subject_name_key is null or typed.subject_references_key is null then 'missing_subject_keys'
+            when typed.has_object_role and (typed.object_name_key is null or typed.object_references_key is null)
                 then 'missing_object_keys'
-            when coalesce(subject_references_type, 'NULL') not in ('ARRAY', 'NULL') then 'subject_references_not_a_list'
-            when has_object_role and coalesce(object_references_type, 'NULL') not in ('ARRAY', 'NULL')
+            when
+                coalesce(typed.subject_references_type, 'NULL') not in ('ARRAY', 'NULL')
+                then 'subject_references_not_a_list'
+            when typed.has_object_role and coalesce(typed.object_references_type, 'NULL') not in ('ARRAY', 'NULL')
                 then 'object_references_not_a_list'
         end as parse_reject_reason
     from typed
@@ -211,24 +214,34 @@ parse_results as (
         judged.parse_reject_reason,
         case
             when judged.parse_reject_reason is not null then null
-            when judged.subject_name_key = judged.subject_role_text || ' name'
+            when
+                judged.subject_name_key = judged.subject_role_text || ' name'
                 and judged.subject_references_key = judged.subject_role_text || ' references'
                 and (not judged.has_object_role or (
                     judged.object_name_key = judged.object_role_text || ' name'
-                    and judged.object_references_key = judged.object_role_text || ' references'))
+                    and judged.object_references_key = judged.object_role_text || ' references'
+                ))
                 then 'exact'
             else 'case_insensitive'
         end as key_match,
         case when judged.parse_reject_reason is null then {{ json_value_string('judged.subject_name_value') }} end
             as subject_name,
         case when judged.parse_reject_reason is null then coalesce(
-            case when judged.subject_references_type = 'ARRAY'
-                then {{ json_value_text_list('judged.subject_references_value') }} end, []) end as subject_references,
-        case when judged.parse_reject_reason is null and judged.has_object_role
-            then {{ json_value_string('judged.object_name_value') }} end as object_name,
+            case
+                when judged.subject_references_type = 'ARRAY'
+                    then {{ json_value_text_list('judged.subject_references_value') }}
+            end, []
+        ) end as subject_references,
+        case
+            when judged.parse_reject_reason is null and judged.has_object_role
+                then {{ json_value_string('judged.object_name_value') }}
+        end as object_name,
         case when judged.parse_reject_reason is null and judged.has_object_role then coalesce(
-            case when judged.object_references_type = 'ARRAY'
-                then {{ json_value_text_list('judged.object_references_value') }} end, []) end as object_references
+            case
+                when judged.object_references_type = 'ARRAY'
+                    then {{ json_value_text_list('judged.object_references_value') }}
+            end, []
+        ) end as object_references
     from judged
 ),
 
@@ -256,10 +269,11 @@ reasoned as (
         parse_results.object_references
     from role_keyed
     inner join parse_results
-        on role_keyed.response_text is not distinct from parse_results.response_text
-        and role_keyed.subject_role_text is not distinct from parse_results.subject_role_text
-        and role_keyed.object_role_text is not distinct from parse_results.object_role_text
-        and role_keyed.has_object_role = parse_results.has_object_role
+        on
+            role_keyed.response_text is not distinct from parse_results.response_text
+            and role_keyed.subject_role_text is not distinct from parse_results.subject_role_text
+            and role_keyed.object_role_text is not distinct from parse_results.object_role_text
+            and role_keyed.has_object_role = parse_results.has_object_role
 )
 
 select
@@ -284,6 +298,7 @@ select
     case when not reasoned.is_orphan then reasoned.object_references end as object_references
 from reasoned
 left join runs
-    on reasoned.story_id = runs.story_id
-    and reasoned.labeler_model = runs.labeler_model
-    and reasoned.prompt_version = runs.prompt_version
+    on
+        reasoned.story_id = runs.story_id
+        and reasoned.labeler_model = runs.labeler_model
+        and reasoned.prompt_version = runs.prompt_version

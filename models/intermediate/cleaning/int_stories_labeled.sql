@@ -5,7 +5,7 @@ with
 
 stories as (
     select story_id
-    from {{ changed_only(ref('stg_stories')) }}
+    from {{ changed_only(ref('int_stories_placed')) }}
 ),
 
 responses as (

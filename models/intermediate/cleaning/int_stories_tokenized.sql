@@ -6,7 +6,7 @@ with
 
 stories as (
     select story_id, story_text
-    from {{ changed_only(ref('stg_stories')) }}
+    from {{ changed_only(ref('int_stories_placed')) }}
 )
 
 select

@@ -6,7 +6,7 @@ with
 
 stories as (
     select story_id, model, domain, prompt_condition, prompt_id
-    from {{ changed_only(ref('stg_stories')) }}
+    from {{ changed_only(ref('int_stories_placed')) }}
     where domain is not null
 ),
 
@@ -40,6 +40,7 @@ from stories
 inner join labeling
     on stories.story_id = labeling.story_id
 cross join roles
-where roles.role = 'subject'
+where
+    roles.role = 'subject'
     or stories.prompt_condition = 'power_laden'
     or stories.domain = 'love'

@@ -24,13 +24,14 @@ with_shares as (
         couple_counts.numerator,
         couple_counts.denominator,
         baselines.expected_share,
-        case when couple_counts.denominator > 0
-            then cast(couple_counts.numerator as double) / cast(couple_counts.denominator as double)
+        case
+            when couple_counts.denominator > 0
+                then cast(couple_counts.numerator as double) / cast(couple_counts.denominator as double)
         end as observed_share,
         {{ wilson_lower('couple_counts.numerator', 'couple_counts.denominator') }} as share_ci_lower,
         {{ wilson_upper('couple_counts.numerator', 'couple_counts.denominator') }} as share_ci_upper
     from couple_counts
-    left join baselines on baselines.group_code = couple_counts.couple_type
+    left join baselines on couple_counts.couple_type = baselines.group_code
 
 )
 

@@ -38,9 +38,9 @@ with_expected as (
         end as expected_share
     from group_counts
     left join baselines as race_baseline
-        on race_baseline.dimension = 'race' and race_baseline.group_code = group_counts.race
+        on race_baseline.dimension = 'race' and group_counts.race = race_baseline.group_code
     left join baselines as gender_baseline
-        on gender_baseline.dimension = 'gender' and gender_baseline.group_code = group_counts.gender
+        on gender_baseline.dimension = 'gender' and group_counts.gender = gender_baseline.group_code
 
 ),
 

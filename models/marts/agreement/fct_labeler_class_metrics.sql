@@ -62,8 +62,10 @@ macro as (
         cast(null as bigint) as predicted,
         cast(null as bigint) as hand_labeled,
         max(characters) as characters,
-        avg(coalesce(class_precision, 0.0) order by class) filter (where hand_labeled > 0 or predicted > 0) as class_precision,
-        avg(coalesce(class_recall, 0.0) order by class) filter (where hand_labeled > 0 or predicted > 0) as class_recall,
+        avg(coalesce(class_precision, 0.0) order by class) filter (where hand_labeled > 0 or predicted > 0)
+            as class_precision,
+        avg(coalesce(class_recall, 0.0) order by class) filter (where hand_labeled > 0 or predicted > 0)
+            as class_recall,
         {{ macro_f1('f1', 'hand_labeled', 'predicted', 'class') }} as f1
     from scored
     group by model, domain, role

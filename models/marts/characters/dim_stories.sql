@@ -6,7 +6,7 @@ stories as (
     select
         story_id, model, domain, prompt_condition, prompt_id, placement, query, story_text, is_empty_text,
         prompt_prefix_stripped, source_file, is_simulated
-    from {{ changed_only(ref('stg_stories')) }}
+    from {{ changed_only(ref('int_stories_placed')) }}
 ),
 
 labeling as (
