@@ -18,7 +18,7 @@ from lfh.simulate.config import load_config
 from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
-INCREMENTAL_MODELS = ("stg_stories", "int_label_responses_parsed", "int_stories_labeled", "int_references_voted",
+INCREMENTAL_MODELS = ("int_stories_placed", "int_label_responses_parsed", "int_stories_labeled", "int_references_voted",
                       "int_characters_named", "int_characters_joined", "dim_stories", "fct_characters")
 
 
