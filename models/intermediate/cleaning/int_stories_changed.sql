@@ -22,7 +22,7 @@ versions as (
         select story_id, loaded_at from story_loads
         union all
         select story_id, loaded_at from response_loads
-    )
+    ) as loads
     group by story_id
 )
 
