@@ -2,25 +2,43 @@
 
 from __future__ import annotations
 
+import time
+
 import click
 
-from lfh.build.dbt import build_warehouse, parse_var_value
+from lfh.build.dbt import build_warehouse
+from lfh.build.memory import memory_limit
+from lfh.build.runner import BuildInterrupted
+from lfh.build.vars import validate_vars
 from lfh.cli.command import command
+from lfh.errors import ConfigError
 from lfh.paths import database_path
 
 
 @command()
 @click.option("--select", "-s", "selection", default=None, help="dbt node selection, e.g. marts or +fct_characters")
 @click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
-              help="Override a dbt var, e.g. --var vote_threshold=0.6 (repeatable).")
+              help="Override a dbt var, e.g. --var vote_threshold=0.6 (repeatable; checked against "
+                   "dbt_project.yml and configs/build_vars.toml before dbt runs).")
 @click.option("--skip-tests", is_flag=True, help="dbt run + seed instead of dbt build (no data or unit tests).")
-def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool) -> None:
-    """Build every table with dbt (seeds, models, tests) in the warehouse."""
-    dbt_vars: dict[str, object] = {}
-    for item in variables:
-        name, separator, value = item.partition("=")
-        if not separator:
-            raise click.BadParameter(f"{item!r}: write NAME=VALUE", param_hint="--var")
-        dbt_vars[name] = parse_var_value(value)
-    build_warehouse(selection, dbt_vars, skip_tests)
-    click.echo(f"built {database_path()}")
+@click.option("--full-refresh", is_flag=True, help="Rebuild every incremental model from scratch.")
+def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, full_refresh: bool) -> None:
+    """Build every table with dbt (seeds, models, tests) in the warehouse.
+
+    Memory: DuckDB works under LFH_MEMORY_LIMIT (default 1/8 of this machine's memory, 1-3 GiB) and spills to
+    <warehouse>.tmp/ beyond it.
+    """
+    started = time.perf_counter()
+    try:
+        dbt_vars = validate_vars(list(variables))
+        limit = memory_limit()
+    except ConfigError as exc:  # a bad --var or LFH_MEMORY_LIMIT is a usage error (exit 2), before dbt starts
+        raise click.UsageError(str(exc)) from None
+    db_path = database_path()
+    click.echo(f"building {db_path} (memory limit {limit})")
+    try:
+        summary = build_warehouse(selection, dbt_vars, skip_tests, full_refresh, db_path, echo=click.echo)
+    except BuildInterrupted as exc:
+        click.echo(f"\n{exc}", err=True)
+        raise SystemExit(130) from None
+    click.echo(f"built {db_path} in {time.perf_counter() - started:.0f}s: {summary}")
