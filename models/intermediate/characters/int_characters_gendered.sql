@@ -103,7 +103,7 @@ they_word_roles as (
 story_sentences as (
     select story_id, unnest(string_split_regex(story_text, '[.!?;\n]+')) as sentence
     from stories
-    where story_id in (select story_id from they_word_roles)
+    where story_id in (select they_word_roles.story_id from they_word_roles)
 ),
 
 they_sentences as (
@@ -111,7 +111,8 @@ they_sentences as (
     from story_sentences
     where list_has_any(
         string_split_regex(lower(sentence), '[^a-z]+'),
-        (select list(cue_word) from nonbinary_cue_words where cue_kind = 'they_word')
+        (select list(nonbinary_cue_words.cue_word) from nonbinary_cue_words
+where nonbinary_cue_words.cue_kind = 'they_word')
     )
 ),
 
@@ -153,8 +154,8 @@ kept_cues as (
         and not (
             cue_tokens.cue_kind = 'they_word'
             and (
-                cue_tokens.story_id in (select story_id from pair_they_stories)
-                or cue_tokens.story_id in (select story_id from plural_they_stories)
+                cue_tokens.story_id in (select pair_they_stories.story_id from pair_they_stories)
+                or cue_tokens.story_id in (select plural_they_stories.story_id from plural_they_stories)
             )
         )
     group by cue_tokens.story_id, cue_tokens.role, cue_tokens.cue_gender
@@ -171,7 +172,7 @@ refined_votes as (
     from (
         select story_id, role, cue_gender, mentions, max(mentions) over (partition by story_id, role) as max_mentions
         from kept_cues
-    )
+    ) as ranked_cues
     group by story_id, role
 ),
 
@@ -205,8 +206,8 @@ genders as (
             when unvoted_gendered.genders = 1 then 'unvoted_gendered_words'
             else 'no_cue'
         end as refined_reason,
-        story_roles.story_id in (select story_id from pair_they_stories) as has_pair_they,
-        story_roles.story_id in (select story_id from plural_they_stories) as has_plural_they_sentence
+        story_roles.story_id in (select pair_they_stories.story_id from pair_they_stories) as has_pair_they,
+        story_roles.story_id in (select plural_they_stories.story_id from plural_they_stories) as has_plural_they_sentence
     from story_roles
     left join study_hits
         on story_roles.story_id = study_hits.story_id

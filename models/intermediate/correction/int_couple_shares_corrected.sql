@@ -20,7 +20,7 @@ catalog as (
 romantic_characters as (
     select characters.*
     from characters
-    left join catalog on catalog.prompt_id = characters.prompt_id
+    left join catalog on characters.prompt_id = catalog.prompt_id
     where coalesce(catalog.relation = 'romantic partner', lower(characters.role_text) like '%romantic partner%')
 ),
 
@@ -94,7 +94,7 @@ chosen as (
         cells.couple_type,
         {{ ppi_cell_or_pool_columns('cells', 'pools') }}
     from cells
-    left join all_models as pools on pools.couple_type = cells.couple_type
+    left join all_models as pools on cells.couple_type = pools.couple_type
     where pools.labeled_n > 0
 ),
 

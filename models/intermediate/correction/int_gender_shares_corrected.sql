@@ -63,9 +63,9 @@ chosen as (
         {{ ppi_cell_or_pool_columns('cells', 'pools') }}
     from cells
     left join all_models as pools
-        on pools.domain = cells.domain
-        and pools.condition = cells.condition
-        and pools.gender = cells.gender
+        on cells.domain = pools.domain
+        and cells.condition = pools.condition
+        and cells.gender = pools.gender
     where pools.labeled_n > 0
 ),
 

@@ -46,7 +46,7 @@ with_shares as (
     from couple_counts
     left join baselines on couple_counts.couple_type = baselines.group_code
     left join corrected
-        on corrected.model = couple_counts.model and corrected.couple_type = couple_counts.couple_type
+        on couple_counts.model = corrected.model and couple_counts.couple_type = corrected.couple_type
 
 )
 

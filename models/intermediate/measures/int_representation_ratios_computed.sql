@@ -76,10 +76,10 @@ with_corrected as (
     from with_shares
     left join corrected
         on with_shares.race is null
-        and corrected.model = with_shares.model
-        and corrected.domain = with_shares.domain
-        and corrected.condition = with_shares.condition
-        and corrected.gender = with_shares.gender
+        and with_shares.model = corrected.model
+        and with_shares.domain = corrected.domain
+        and with_shares.condition = corrected.condition
+        and with_shares.gender = corrected.gender
 
 )
 

@@ -38,7 +38,7 @@ occupation_characters as (
         characters.{{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from characters
-    inner join occupations on occupations.prompt_id = characters.prompt_id
+    inner join occupations on characters.prompt_id = occupations.prompt_id
 
 ),
 

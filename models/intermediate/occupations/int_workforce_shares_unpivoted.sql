@@ -63,8 +63,8 @@ shares as (
     from baselines
     cross join compared_groups
     inner join published_columns
-        on published_columns.occupation = baselines.occupation
-        and published_columns.bls_column = compared_groups.bls_column
+        on baselines.occupation = published_columns.occupation
+        and compared_groups.bls_column = published_columns.bls_column
 
 )
 

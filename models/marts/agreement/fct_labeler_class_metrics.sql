@@ -88,4 +88,4 @@ from (
     select * from scored
     union all by name
     select * from macro
-)
+) as class_rows

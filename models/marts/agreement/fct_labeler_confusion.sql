@@ -19,7 +19,7 @@ cells as (
         inferred_gender,
         count(*) as characters
     from pairs
-    group by hand_gender, inferred_gender, cube (model, domain, role)
+    group by hand_gender, inferred_gender, cube(model, domain, role)
 ),
 
 groups as (

@@ -38,7 +38,7 @@ compared as (
     from group_counts
     -- inner: only the groups seeds/occupation_baseline_groups.csv marks as validly compared have a row
     inner join workforce
-        on workforce.occupation = group_counts.occupation
+        on group_counts.occupation = workforce.occupation
         and workforce.race is not distinct from group_counts.race
         and workforce.gender is not distinct from group_counts.gender
 
