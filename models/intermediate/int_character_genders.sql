@@ -19,7 +19,7 @@ indicator_words as (
 ),
 
 reference_tokens as (
-    select story_id, role, unnest({{ indicator_tokens('reference') }}) as token
+    select story_id, role, {{ unnest_list(indicator_tokens('reference')) }} as token
     from counted_references
 ),
 

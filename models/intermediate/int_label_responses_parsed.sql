@@ -82,7 +82,16 @@ with_keys as (
 
 role_keyed as (
     select
-        with_keys.* exclude (object_role_text_asked),
+        with_keys.response_id,
+        with_keys.story_id,
+        with_keys.labeler_model,
+        with_keys.prompt_version,
+        with_keys.sample_index,
+        with_keys.response_text,
+        with_keys.is_orphan,
+        with_keys.has_object_role,
+        with_keys.key_source,
+        with_keys.subject_role_text,
         case when has_object_role then object_role_text_asked end as object_role_text
     from with_keys
 ),
@@ -108,12 +117,12 @@ recovered as (
         -- the span from the first '{' to the last '}': valid JSON only when it is exactly one balanced object
         case
             when {{ json_is_valid('response_trimmed') }} then null
-            when strpos(response_trimmed, '{') > 0
-                and {{ last_position('response_trimmed', "'}'") }} > strpos(response_trimmed, '{')
+            when {{ text_position('response_trimmed', "'{'") }} > 0
+                and {{ last_position('response_trimmed', "'}'") }} > {{ text_position('response_trimmed', "'{'") }}
                 then substr(
                     response_trimmed,
-                    strpos(response_trimmed, '{'),
-                    {{ last_position('response_trimmed', "'}'") }} - strpos(response_trimmed, '{') + 1
+                    {{ text_position('response_trimmed', "'{'") }},
+                    {{ last_position('response_trimmed', "'}'") }} - {{ text_position('response_trimmed', "'{'") }} + 1
                 )
         end as embedded_object_text
     from trimmed
@@ -143,9 +152,9 @@ keyed as (
 mapped as (
     select
         keyed.*,
-        {{ list_length('json_keys') }} = {{ list_length('list_distinct(json_keys)') }} as has_unique_keys,
+        {{ list_length('json_keys') }} = {{ list_length(list_distinct('json_keys')) }} as has_unique_keys,
         case
-            when {{ list_length('json_keys') }} = {{ list_length('list_distinct(json_keys)') }}
+            when {{ list_length('json_keys') }} = {{ list_length(list_distinct('json_keys')) }}
                 then {{ json_object_as_map('response_json') }}
         end as json_fields
     from keyed
@@ -184,7 +193,7 @@ judged as (
         typed.*,
         case
             when response_trimmed is null or response_trimmed = '' then 'empty_response'
-            when response_json is null and strpos(response_trimmed, '{') = 0 then 'not_json'
+            when response_json is null and {{ text_position('response_trimmed', "'{'") }} = 0 then 'not_json'
             when response_json is null then 'unrecoverable_json'
             when json_type <> 'OBJECT' then 'not_a_json_object'
             when not has_unique_keys then 'duplicate_keys'
@@ -222,12 +231,12 @@ parse_results as (
             as subject_name,
         case when judged.parse_reject_reason is null then coalesce(
             case when judged.subject_references_type = 'ARRAY'
-                then {{ json_value_text_list('judged.subject_references_value') }} end, []) end as subject_references,
+                then {{ json_value_text_list('judged.subject_references_value') }} end, {{ empty_text_list() }}) end as subject_references,
         case when judged.parse_reject_reason is null and judged.has_object_role
             then {{ json_value_string('judged.object_name_value') }} end as object_name,
         case when judged.parse_reject_reason is null and judged.has_object_role then coalesce(
             case when judged.object_references_type = 'ARRAY'
-                then {{ json_value_text_list('judged.object_references_value') }} end, []) end as object_references
+                then {{ json_value_text_list('judged.object_references_value') }} end, {{ empty_text_list() }}) end as object_references
     from judged
 ),
 

@@ -64,7 +64,7 @@ models as (
 
     select distinct model from romantic_characters
     union all
-    select cast('{{ var("all_models_label") }}' as varchar)
+    select cast('{{ var("all_models_label") }}' as string)
 
 ),
 
@@ -74,7 +74,7 @@ per_model_counts as (
     from typed_couples
     group by model, couple_type
     union all
-    select cast('{{ var("all_models_label") }}' as varchar), couple_type, count(*)
+    select cast('{{ var("all_models_label") }}' as string), couple_type, count(*)
     from typed_couples
     group by couple_type
 

@@ -44,5 +44,5 @@ select
     {{ representation_ratio_columns('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }},
     cast({{ altman_bland_p_value('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }} as double)
         as p_value,
-    cast('{{ var("baseline_set") }}' as varchar) as baseline_set
+    cast('{{ var("baseline_set") }}' as string) as baseline_set
 from with_shares

@@ -78,7 +78,7 @@ histogram as (
     select * from histogram_per_model
     union all
     select
-        cast('{{ var("all_models_label") }}' as varchar) as model,
+        cast('{{ var("all_models_label") }}' as string) as model,
         domain,
         gender,
         race,
@@ -108,7 +108,7 @@ denominators as (
     select * from denominators_per_model
     union all
     select
-        cast('{{ var("all_models_label") }}' as varchar) as model,
+        cast('{{ var("all_models_label") }}' as string) as model,
         domain,
         gender,
         sum(subordinate_denominator),
