@@ -20,6 +20,7 @@ from lfh.landing.batch import Batch
 from lfh.landing.discovery import file_format
 from lfh.landing.errors import UnreadableFileError
 from lfh.landing.lander import LandedCounts, Provenance, land_batch, record_failure
+from lfh.landing.parquet_sink import ParquetSink
 from lfh.landing.project_formats import WANTED_KEYS, project_batch
 from lfh.landing.read_csv import read_csv_records
 from lfh.landing.read_json import read_json_records
@@ -85,9 +86,18 @@ def read_batch(path: Path) -> Batch:
     return project_batch(path, records)
 
 
-def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path, reread: bool = False) -> FileResult:
+def ingest_file(connection: duckdb.DuckDBPyConnection | ParquetSink, path: Path, reread: bool = False) -> FileResult:
     """Land one file all-or-nothing. A file that cannot be used is logged as failed in raw.load_log; a file loaded
-    before with the same checksum is skipped unless reread."""
+    before with the same checksum is skipped unless reread. connection: the warehouse, or a ParquetSink
+    (`lfh ingest --parquet-dir`) with the same three operations."""
+    if isinstance(connection, ParquetSink):
+        return _ingest_file(path, reread, connection.loaded_at_before, connection.land_batch,
+                            connection.record_failure)
+    return _ingest_file(path, reread, lambda *args: loaded_at_before(connection, *args),
+                        lambda *args: land_batch(connection, *args), lambda *args: record_failure(connection, *args))
+
+
+def _ingest_file(path: Path, reread: bool, loaded_before, land, fail) -> FileResult:  # noqa: ANN001
     provenance = Provenance(source_file=str(path), file_sha256="", loaded_at=datetime.now(),
                             load_id=uuid.uuid4().hex)
     try:
@@ -95,15 +105,15 @@ def ingest_file(connection: duckdb.DuckDBPyConnection, path: Path, reread: bool 
             raise UnreadableFileError(path, "no such file")
         provenance = Provenance(source_file=str(path), file_sha256=file_sha256(path),
                                 loaded_at=provenance.loaded_at, load_id=provenance.load_id)
-        previous_load = None if reread else loaded_at_before(connection, path, provenance.file_sha256)
+        previous_load = None if reread else loaded_before(path, provenance.file_sha256)
         if previous_load is not None:
             return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(),
                               unchanged_since=previous_load)
         batch = read_batch(path)
-        counts = land_batch(connection, batch, provenance)
+        counts = land(batch, provenance)
     except (UnreadableFileError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
         # The file's transaction was rolled back; log the failure and let the other files land.
         problem = exc.problem if isinstance(exc, UnreadableFileError) else f"{type(exc).__name__}: {exc}"
-        record_failure(connection, provenance, file_format(path), problem)
+        fail(provenance, file_format(path), problem)
         return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(), error=problem)
     return FileResult(path=path, file_kind=batch.file_kind, rows_read=batch.rows_read, counts=counts)

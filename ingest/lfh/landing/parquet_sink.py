@@ -1,0 +1,215 @@
+"""Landing into Parquet files instead of the DuckDB warehouse (`lfh ingest --parquet-dir DIR`), for engines that
+read files (Spark: the dbt sources register DIR/<table> as raw.<table>; DuckDB reads the same files).
+
+Layout: DIR/<table>/<load_id>.parquet, one file per load and raw table, with the columns and types of the DuckDB raw
+tables (lfh.landing.schema). The guarantees of the DuckDB lander hold:
+- per-file atomicity: every part is written under a hidden temporary name (Spark, DuckDB's glob and pyarrow skip
+  names starting with '.') and renamed into place; the load's raw.load_log part is renamed last and is its commit
+  record. Opening the sink deletes temporary files and parts whose load has no load_log part (a killed run), so a
+  re-run lands that file again, whole.
+- no duplicates on re-run: a row whose key is already landed (the same keys as the DuckDB lander) is a duplicate;
+  a file unchanged since its load (path and checksum in load_log) is skipped.
+- rejects: rows that cannot be used land in DIR/rejects with file, row and reason.
+One writer at a time: the sink holds an exclusive lock on DIR/.lock while open.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from lfh.landing.batch import Batch
+from lfh.landing.lander import LandedCounts, Provenance
+from lfh.landing.schema import ensure_raw_schema
+
+# table -> the key that makes a row a duplicate (as in the DuckDB lander)
+_KEYS: dict[str, list[str]] = {
+    "stories": ["story_id"],
+    "label_responses": ["response_id"],
+    "hand_labels": ["story_id", "role", "label_source"],
+    "rejects": ["source_file", "source_row", "target_table", "reason", "detail"],
+}
+LANDED_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log")
+
+
+class ParquetSinkError(Exception):
+    """The Parquet landing folder cannot be used (locked by another run, unwritable)."""
+
+
+def raw_arrow_schemas() -> dict[str, pa.Schema]:
+    """The raw tables' columns and types, from the same DDL the DuckDB warehouse uses."""
+    connection = duckdb.connect()
+    try:
+        ensure_raw_schema(connection)
+        return {table: connection.execute(f"select * from raw.{table} limit 0").arrow().schema
+                for table in LANDED_TABLES}
+    finally:
+        connection.close()
+
+
+def _parts(directory: Path, table: str) -> list[Path]:
+    folder = directory / table
+    return sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+
+
+def write_part_atomically(table: pa.Table, target: Path) -> None:
+    """Write a Parquet file under a hidden temporary name in the same folder, then rename it into place."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp")
+    pq.write_table(table, temporary)
+    with open(temporary, "rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(temporary, target)
+
+
+class ParquetSink:
+    """Lands Batches as Parquet parts under one folder. Use as a context manager (it holds the folder's lock)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory.expanduser().resolve()
+        self.schemas = raw_arrow_schemas()
+        self._lock_handle = None
+        self._keys: dict[str, pl.DataFrame] = {}
+        self._load_log: pl.DataFrame | None = None
+
+    def __enter__(self) -> ParquetSink:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._lock_handle = open(self.directory / ".lock", "w")  # noqa: SIM115 - held until __exit__
+            fcntl.flock(self._lock_handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise ParquetSinkError(f"{self.directory} is being written by another `lfh ingest`; wait for it") from exc
+        except OSError as exc:
+            raise ParquetSinkError(f"cannot write to {self.directory}: {exc}") from exc
+        self.recover()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._lock_handle is not None:
+            self._lock_handle.close()
+            self._lock_handle = None
+
+    # -- state -----------------------------------------------------------------------------------------------
+    def load_log(self) -> pl.DataFrame:
+        if self._load_log is None:
+            parts = _parts(self.directory, "load_log")
+            self._load_log = (pl.read_parquet(parts) if parts
+                              else pl.from_arrow(self.schemas["load_log"].empty_table()))
+        return self._load_log
+
+    def recover(self) -> None:
+        """Remove what a killed run left: temporary files, and parts of loads without a load_log part."""
+        committed = set(self.load_log()["load_id"].to_list())
+        for table in LANDED_TABLES:
+            folder = self.directory / table
+            if not folder.is_dir():
+                continue
+            for temporary in folder.glob(".*.tmp"):
+                temporary.unlink()
+            if table != "load_log":
+                for part in _parts(self.directory, table):
+                    if part.stem not in committed:
+                        part.unlink()
+
+    def _existing_keys(self, table: str) -> pl.DataFrame:
+        if table not in self._keys:
+            key = _KEYS[table]
+            parts = _parts(self.directory, table)
+            schema = pl.from_arrow(self.schemas[table].empty_table()).select(key).schema
+            self._keys[table] = (pl.read_parquet(parts, columns=key).cast(schema) if parts
+                                 else pl.DataFrame(schema=schema))
+        return self._keys[table]
+
+    # -- the three operations of a lander ---------------------------------------------------------------------
+    def loaded_at_before(self, path: Path, sha256: str) -> datetime | None:
+        """When this exact file (path and checksum) was fully loaded before, else None."""
+        log = self.load_log().filter((pl.col("source_file") == str(path)) & (pl.col("file_sha256") == sha256)
+                                     & (pl.col("status") == "loaded"))
+        return log["started_at"].max() if log.height else None
+
+    def land_batch(self, batch: Batch, provenance: Provenance) -> LandedCounts:
+        """Write every new row of the file, then its load_log part (the commit)."""
+        counts: dict[str, int] = {}
+        offered = 0
+        pending: list[tuple[str, pl.DataFrame]] = []
+        for table in ("stories", "label_responses", "hand_labels"):
+            frame = getattr(batch, table)
+            if frame is None or frame.height == 0:
+                counts[table] = 0
+                continue
+            if table == "stories":
+                frame = frame.with_columns(pl.lit(batch.source_kind).alias("source_kind"))
+            new_rows = self._new_rows(table, frame, provenance)
+            counts[table] = new_rows.height
+            offered += frame.height
+            pending.append((table, new_rows))
+        if batch.rejects.height:
+            pending.append(("rejects", self._new_rows("rejects", batch.rejects, provenance)))
+        landed = LandedCounts(stories=counts["stories"], label_responses=counts["label_responses"],
+                              hand_labels=counts["hand_labels"], duplicates=offered - sum(counts.values()),
+                              rejected=batch.rejects.height)
+        for table, rows in pending:
+            if rows.height:
+                write_part_atomically(self._to_arrow(table, rows), self._part_path(table, provenance))
+        self._commit(self._load_row(provenance, batch.file_kind, batch.rows_read, landed, "loaded", None))
+        for table, rows in pending:
+            self._keys[table] = pl.concat([self._existing_keys(table), rows.select(_KEYS[table])])
+        return landed
+
+    def record_failure(self, provenance: Provenance, file_kind: str | None, error: str) -> None:
+        self._commit(self._load_row(provenance, file_kind, None, LandedCounts(), "failed", error))
+
+    # -- helpers ------------------------------------------------------------------------------------------------
+    def _new_rows(self, table: str, frame: pl.DataFrame, provenance: Provenance) -> pl.DataFrame:
+        """The rows of frame whose key is not landed yet (the first by source_row within the file), provenance added."""
+        key = _KEYS[table]
+        rows = frame.with_columns(pl.lit(provenance.source_file).alias("source_file"),
+                                  pl.lit(provenance.file_sha256).alias("file_sha256"),
+                                  pl.lit(provenance.loaded_at).cast(pl.Datetime("us")).alias("loaded_at"),
+                                  pl.lit(provenance.load_id).alias("load_id"))
+        rows = rows.cast({name: dtype for name, dtype in self._existing_keys(table).schema.items()})
+        if rows.select(key).is_duplicated().any():
+            rows = rows.sort("source_row").unique(subset=key, keep="first", maintain_order=True)
+        return rows.join(self._existing_keys(table), on=key, how="anti", nulls_equal=True)
+
+    def _to_arrow(self, table: str, rows: pl.DataFrame) -> pa.Table:
+        schema = self.schemas[table]
+        columns = [rows[name].to_arrow() if name in rows.columns else pa.nulls(rows.height)
+                   for name in schema.names]
+        return pa.Table.from_arrays([column.cast(field.type) for column, field in zip(columns, schema, strict=True)],
+                                    schema=schema)
+
+    def _part_path(self, table: str, provenance: Provenance) -> Path:
+        return self.directory / table / f"{provenance.load_id}.parquet"
+
+    def _load_row(self, provenance: Provenance, file_kind: str | None, rows_read: int | None,
+                  counts: LandedCounts, status: str, error: str | None) -> pl.DataFrame:
+        return pl.DataFrame([{
+            "load_id": provenance.load_id, "source_file": provenance.source_file,
+            "file_sha256": provenance.file_sha256 or None, "file_kind": file_kind, "rows_read": rows_read,
+            "rows_landed": counts.landed, "duplicates": counts.duplicates, "rejected": counts.rejected,
+            "stories_landed": counts.stories if status == "loaded" else None,
+            "label_responses_landed": counts.label_responses if status == "loaded" else None,
+            "hand_labels_landed": counts.hand_labels if status == "loaded" else None,
+            "started_at": provenance.loaded_at, "finished_at": datetime.now(), "status": status, "error": error,
+        }])
+
+    def _commit(self, load_row: pl.DataFrame) -> None:
+        arrow = self._to_arrow("load_log", load_row)
+        write_part_atomically(arrow, self.directory / "load_log" / f"{load_row['load_id'][0]}.parquet")
+        self._load_log = pl.concat([self.load_log(), pl.from_arrow(arrow)], how="vertical_relaxed")
+
+
+@contextmanager
+def parquet_sink(directory: Path) -> Iterator[ParquetSink]:
+    with ParquetSink(directory) as sink:
+        yield sink
