@@ -23,9 +23,11 @@ import duckdb
 import polars as pl
 
 from lfh.db import connect
+from lfh.landing.parquet_sink import ParquetSinkError
 from lfh.landing.schema import PROVENANCE, ensure_raw_schema
 from lfh.lexicon_census import read_census_first_names
 from lfh.lexicon_custom import SCALES, CustomLexiconError, read_custom_lexicon
+from lfh.lexicon_parquet import write_tables_parquet
 from lfh.lexicon_regions import default_seed_path, read_demonym_regions
 from lfh.lexicon_unpickle import load_name_nationalities
 from lfh.lexicon_wheels import (
@@ -210,9 +212,12 @@ def write_tables(connection: duckdb.DuckDBPyConnection, built: list[BuiltTable],
 @click.option("--demonyms", "demonym_seed", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Demonym -> region CSV (default: seeds/demonym_regions.csv).")
 @click.option("--offline", is_flag=True, help="Use only cached wheels; fail if one is missing.")
+@click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the tables as Parquet files under this folder (one folder per table) instead of the "
+                   "DuckDB warehouse: what `lfh build --target spark` reads (docs/SCALE_OUT.md).")
 def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, mode: str, custom_scale: str,
             custom_source: str | None, custom_vintage: str | None, clear_custom: bool, demonym_seed: Path | None,
-            offline: bool) -> None:
+            offline: bool, parquet_dir: Path | None = None) -> None:
     """Build the first-name lexicon (METHOD.md section 5) into raw.*_first_names."""
     if custom_path and clear_custom:
         raise click.UsageError("--custom and --clear-custom contradict each other; give one")
@@ -226,13 +231,19 @@ def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, m
             built.append(build_wikipedia(offline, demonym_seed or default_seed_path()))
     except (LexiconSourceError, CustomLexiconError, pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
-    connection = connect()
-    try:
-        write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
-    finally:
-        connection.close()
+    if parquet_dir is not None:
+        try:
+            write_tables_parquet(parquet_dir, built, ["custom_first_names"] if clear_custom else [])
+        except ParquetSinkError as exc:
+            raise click.ClickException(str(exc)) from exc
+    else:
+        connection = connect()
+        try:
+            write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
+        finally:
+            connection.close()
     for item in built:
         click.echo(item.summary)
     if clear_custom:
         click.echo("raw.custom_first_names: emptied")
-    click.echo(f"lexicon written to {database_path()}")
+    click.echo(f"lexicon written to {parquet_dir.resolve() if parquet_dir is not None else database_path()}")

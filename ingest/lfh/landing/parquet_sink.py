@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -109,6 +110,9 @@ class ParquetSink:
     def recover(self) -> None:
         """Remove what a killed run left: temporary files, and parts of loads without a load_log part."""
         committed = set(self.load_log()["load_id"].to_list())
+        for staged in self.directory.glob(".*"):  # a folder `lfh lexicon` was swapping in when it stopped
+            if staged.is_dir():
+                shutil.rmtree(staged, ignore_errors=True)
         for table in LANDED_TABLES:
             folder = self.directory / table
             if not folder.is_dir():
