@@ -1,4 +1,5 @@
-"""`lfh build`: run dbt with the project's profile against the warehouse named by LFH_DB."""
+"""`lfh build`: run dbt with the project's profile against the warehouse named by LFH_DB, or on Spark
+(`--target spark`, reading the raw tables from landed Parquet files; docs/SCALE_OUT.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from pathlib import Path
 
 import click
 
-from lfh.paths import DB_ENV_VAR, database_path, project_root
+from lfh.paths import DB_ENV_VAR, SPARK_DIR_ENV_VAR, database_path, parquet_landing_dir, project_root, spark_dir
+
+# The raw tables a landing folder may hold (lfh ingest / lfh lexicon --parquet-dir), one sub-folder each.
+RAW_PARQUET_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log",
+                      "census_first_names", "wikipedia_first_names", "custom_first_names")
 
 
 def dbt_executable() -> str:
@@ -18,16 +23,34 @@ def dbt_executable() -> str:
     return str(candidate) if candidate.exists() else "dbt"
 
 
+def raw_parquet_vars(directory: Path) -> dict[str, object]:
+    """The vars that make the on-run-start hook register DIR/<table> as raw.<table> (macros/dialect/raw_parquet.sql)."""
+    directory = directory.expanduser().resolve()
+    tables = [table for table in RAW_PARQUET_TABLES
+              if (directory / table).is_dir() and any((directory / table).glob("*.parquet"))]
+    if not tables:
+        raise click.ClickException(
+            f"no landed Parquet files under {directory}: land them first with `lfh ingest PATH --parquet-dir "
+            f"{directory}` and `lfh lexicon --parquet-dir {directory}`, or name the folder with --parquet-dir")
+    return {"raw_parquet_dir": str(directory), "raw_parquet_tables": tables}
+
+
 def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | None = None,
-            capture: bool = False) -> subprocess.CompletedProcess:
+            capture: bool = False, target: str | None = None) -> subprocess.CompletedProcess:
     """Run one dbt command in the project folder with the project-local profile. Raises on failure."""
     root = project_root()
     target_db = (db_path or database_path()).resolve()
     target_db.parent.mkdir(parents=True, exist_ok=True)
     command = [dbt_executable(), *arguments, "--project-dir", str(root), "--profiles-dir", str(root)]
+    if target:
+        command += ["--target", target]
     if dbt_vars:
         command += ["--vars", json.dumps(dbt_vars)]
     environment = {**os.environ, DB_ENV_VAR: str(target_db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    if target == "spark":
+        spark_dir().mkdir(parents=True, exist_ok=True)
+        environment[SPARK_DIR_ENV_VAR] = str(spark_dir())
+        target_db = spark_dir()
     result = subprocess.run(command, cwd=root, env=environment, text=True,
                             capture_output=capture, check=False)
     if result.returncode != 0:
@@ -52,9 +75,20 @@ def _parse_var_value(value: str) -> object:
 @click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
               help="Override a dbt var, e.g. --var vote_threshold=0.6 (repeatable).")
 @click.option("--skip-tests", is_flag=True, help="dbt run + seed instead of dbt build (no data or unit tests).")
-def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool) -> None:
+@click.option("--target", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
+              help="The profiles.yml target: DuckDB (LFH_DB), or Spark (local session under LFH_SPARK_DIR; "
+                   "another cluster: edit profiles.yml, docs/SCALE_OUT.md).")
+@click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Read the raw tables from landed Parquet files (lfh ingest/lexicon --parquet-dir). Default on "
+                   "Spark: $LFH_PARQUET_DIR or warehouse/raw_parquet; on DuckDB: the warehouse's own raw tables.")
+def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, target: str,
+          parquet_dir: Path | None) -> None:
     """Build every table with dbt (seeds, models, tests) in the warehouse."""
     dbt_vars: dict[str, object] = {}
+    if target == "spark" and parquet_dir is None:
+        parquet_dir = parquet_landing_dir()
+    if parquet_dir is not None:
+        dbt_vars.update(raw_parquet_vars(parquet_dir))
     for item in variables:
         name, separator, value = item.partition("=")
         if not separator:
@@ -62,8 +96,8 @@ def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool) -
         dbt_vars[name] = _parse_var_value(value)
     selector = ["--select", selection] if selection else []
     if skip_tests:
-        run_dbt(["seed", *selector], dbt_vars=dbt_vars)
-        run_dbt(["run", *selector], dbt_vars=dbt_vars)
+        run_dbt(["seed", *selector], dbt_vars=dbt_vars, target=target)
+        run_dbt(["run", *selector], dbt_vars=dbt_vars, target=target)
     else:
-        run_dbt(["build", *selector], dbt_vars=dbt_vars)
-    click.echo(f"built {database_path()}")
+        run_dbt(["build", *selector], dbt_vars=dbt_vars, target=target)
+    click.echo(f"built {spark_dir() if target == 'spark' else database_path()}")

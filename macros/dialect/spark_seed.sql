@@ -12,7 +12,7 @@
         ({%- for col_name in agate_table.column_names -%}
           {%- set type = column_override.get(col_name, adapter.convert_type(agate_table, loop.index0)) -%}
           {%- set value = row[loop.index0] -%}
-          cast({{ laissez_faire.spark_seed_literal(value, model, col_name) }} as {{ type }})
+          cast({{ laissez_faire.spark_seed_literal(value) }} as {{ type }})
           {%- if not loop.last %},{% endif -%}
         {%- endfor -%})
         {%- if not loop.last %},{% endif %}
@@ -24,16 +24,11 @@
   {{ return(statements[0] if statements else '') }}
 {% endmacro %}
 
-{% macro spark_seed_literal(value, model, col_name) -%}
+{% macro spark_seed_literal(value) -%}
   {%- if value is none -%}null
   {%- elif value is sameas true -%}true
   {%- elif value is sameas false -%}false
   {%- elif value is number -%}{{ value }}
-  {%- else -%}
-    {%- set text = value | string -%}
-    {%- if "'" not in text -%}'{{ text }}'
-    {%- elif '"' not in text -%}"{{ text }}"
-    {%- else -%}{{ exceptions.raise_compiler_error("seed " ~ model.name ~ ", column " ~ col_name ~ ": a value holds both ' and \" (" ~ text ~ "); Spark cannot take it as a literal") }}
-    {%- endif -%}
+  {%- else -%}{{ laissez_faire.spark_text_literal(value | string) }}
   {%- endif -%}
 {%- endmacro %}
