@@ -1,7 +1,7 @@
 {#- dbt-spark's seed loader (session method) puts values into the INSERT unescaped, so a value with an apostrophe
-    ("the study's ...") breaks the statement. This override writes each value as a literal: single-quoted, or
-    double-quoted when it holds an apostrophe (Spark reads both as strings; a backslash needs no escape since the
-    profile sets spark.sql.parser.escapedStringLiterals). A value with both quote kinds stops with a clear error. -#}
+    ("the study's ...") breaks the statement. This override writes each value as a literal that needs no escape
+    (a backslash needs none either, since the
+    profile sets spark.sql.parser.escapedStringLiterals; spark_text_literal in spark_unit_fixtures.sql). -#}
 {% macro spark__load_csv_rows(model, agate_table) %}
   {%- set column_override = model['config'].get('column_types', {}) -%}
   {%- set statements = [] -%}

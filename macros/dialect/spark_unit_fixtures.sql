@@ -1,7 +1,7 @@
 {#- dbt unit-test fixtures on Spark. dbt writes a YAML list value (`subject_references: ['she']`) into the SQL as
     Python's repr, which Spark cannot parse, and escapes an apostrophe as \' , which Spark keeps as a backslash
     under spark.sql.parser.escapedStringLiterals. This override of dbt-spark's safe_cast (used only by fixtures)
-    writes a list as array(...) and a text holding an apostrophe as a double-quoted literal, so the fixtures stay
+    writes a list as array(...) and a text holding an apostrophe without escapes (spark_text_literal), so the fixtures stay
     readable YAML on both engines. -#}
 {% macro spark__safe_cast(field, type) -%}
     {%- if field is not string and field is iterable and field is not mapping -%}
@@ -18,9 +18,10 @@
     {%- endif -%}
 {%- endmacro %}
 
+{#- A text as a Spark literal that needs no escape: single-quoted, or, when it holds an apostrophe, concat() of
+    its apostrophe-free pieces and "'" (a backslash is literal under escapedStringLiterals). -#}
 {% macro spark_text_literal(text) -%}
     {%- if "'" not in text -%}'{{ text }}'
-    {%- elif '"' not in text -%}"{{ text }}"
-    {%- else -%}{{ exceptions.raise_compiler_error("a text holds both ' and \" (" ~ text ~ "): Spark cannot take it as a literal") }}
+    {%- else -%}concat({% for piece in text.split("'") %}'{{ piece }}'{{ ", \"'\", " if not loop.last }}{% endfor %})
     {%- endif -%}
 {%- endmacro %}
