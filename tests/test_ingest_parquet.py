@@ -72,7 +72,7 @@ def test_a_killed_load_leaves_nothing_and_lands_again(tmp_path: Path) -> None:
     parquet_dir = tmp_path / "raw_parquet"
     ingest_paths([story_file], parquet_dir=parquet_dir)
     # what a run killed before its commit leaves: a part without its load_log part, and a temporary file
-    orphan = parquet_dir / "stories" / "deadbeef.parquet"
+    orphan = parquet_dir / "stories" / "deadbeef-00000.parquet"
     (parquet_dir / "stories" / next((parquet_dir / "stories").glob("*.parquet")).name).rename(orphan)
     (parquet_dir / "stories" / ".half-written.parquet.tmp").write_bytes(b"PAR1")
     for log_part in (parquet_dir / "load_log").glob("*.parquet"):

@@ -91,7 +91,8 @@ def ingest_file(connection: duckdb.DuckDBPyConnection | ParquetSink, path: Path,
     before with the same checksum is skipped unless reread. connection: the warehouse, or a ParquetSink
     (`lfh ingest --parquet-dir`) with the same three operations."""
     if isinstance(connection, ParquetSink):
-        return _ingest_file(path, reread, connection.loaded_at_before, connection.land_batch,
+        return _ingest_file(path, reread, lambda path, sha: connection.loaded_before(str(path), sha),
+                            connection.land_batch,
                             connection.record_failure)
     return _ingest_file(path, reread, lambda *args: loaded_at_before(connection, *args),
                         lambda *args: land_batch(connection, *args), lambda *args: record_failure(connection, *args))

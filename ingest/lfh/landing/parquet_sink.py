@@ -1,8 +1,8 @@
 """Landing into Parquet files instead of the DuckDB warehouse (`lfh ingest --parquet-dir DIR`), for engines that
 read files (Spark: the dbt sources register DIR/<table> as raw.<table>; DuckDB reads the same files).
 
-Layout: DIR/<table>/<load_id>.parquet, one file per load and raw table, with the columns and types of the DuckDB raw
-tables (lfh.landing.schema). The guarantees of the DuckDB lander hold:
+Layout: DIR/<table>/<load_id>-<n>.parquet, the parts of one load per raw table, with the columns and types of the
+DuckDB raw tables (lfh.landing.schema). The guarantees of the DuckDB lander hold:
 - per-file atomicity: every part is written under a hidden temporary name (Spark, DuckDB's glob and pyarrow skip
   names starting with '.') and renamed into place; the load's raw.load_log part is renamed last and is its commit
   record. Opening the sink deletes temporary files and parts whose load has no load_log part (a killed run), so a
@@ -65,7 +65,7 @@ def _parts(directory: Path, table: str) -> list[Path]:
 def write_part_atomically(table: pa.Table, target: Path) -> None:
     """Write a Parquet file under a hidden temporary name in the same folder, then rename it into place."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.tmp")
+    temporary = _temporary(target)
     pq.write_table(table, temporary)
     with open(temporary, "rb") as handle:
         os.fsync(handle.fileno())
@@ -81,6 +81,8 @@ class ParquetSink:
         self._lock_handle = None
         self._keys: dict[str, pl.DataFrame] = {}
         self._load_log: pl.DataFrame | None = None
+        self._provenance: Provenance | None = None
+        self._staged: list[tuple[str, Path, pl.DataFrame]] = []
 
     def __enter__(self) -> ParquetSink:
         try:
@@ -121,7 +123,7 @@ class ParquetSink:
                 temporary.unlink()
             if table != "load_log":
                 for part in _parts(self.directory, table):
-                    if part.stem not in committed:
+                    if part.stem.split("-")[0] not in committed:  # <load_id>-<part number>
                         part.unlink()
 
     def _existing_keys(self, table: str) -> pl.DataFrame:
@@ -133,44 +135,84 @@ class ParquetSink:
                                  else pl.DataFrame(schema=schema))
         return self._keys[table]
 
-    # -- the three operations of a lander ---------------------------------------------------------------------
-    def loaded_at_before(self, path: Path, sha256: str) -> datetime | None:
+    # -- the landing-sink operations: one file's load at a time, all or nothing ---------------------------------
+    def prepare(self) -> None:
+        """Nothing to create: a table's folder appears with its first part."""
+
+    def loaded_before(self, source_file: str, sha256: str) -> datetime | None:
         """When this exact file (path and checksum) was fully loaded before, else None."""
-        log = self.load_log().filter((pl.col("source_file") == str(path)) & (pl.col("file_sha256") == sha256)
+        log = self.load_log().filter((pl.col("source_file") == source_file) & (pl.col("file_sha256") == sha256)
                                      & (pl.col("status") == "loaded"))
         return log["started_at"].max() if log.height else None
 
-    def land_batch(self, batch: Batch, provenance: Provenance) -> LandedCounts:
-        """Write every new row of the file, then its load_log part (the commit)."""
-        counts: dict[str, int] = {}
-        offered = 0
-        pending: list[tuple[str, pl.DataFrame]] = []
-        for table in ("stories", "label_responses", "hand_labels"):
-            frame = getattr(batch, table)
-            if frame is None or frame.height == 0:
-                counts[table] = 0
-                continue
-            if table == "stories":
-                frame = frame.with_columns(pl.lit(batch.source_kind).alias("source_kind"))
-            new_rows = self._new_rows(table, frame, provenance)
-            counts[table] = new_rows.height
-            offered += frame.height
-            pending.append((table, new_rows))
-        if batch.rejects.height:
-            pending.append(("rejects", self._new_rows("rejects", batch.rejects, provenance)))
-        landed = LandedCounts(stories=counts["stories"], label_responses=counts["label_responses"],
-                              hand_labels=counts["hand_labels"], duplicates=offered - sum(counts.values()),
-                              rejected=batch.rejects.height)
-        for table, rows in pending:
-            if rows.height:
-                write_part_atomically(self._to_arrow(table, rows), self._part_path(table, provenance))
-        self._commit(self._load_row(provenance, batch.file_kind, batch.rows_read, landed, "loaded", None))
-        for table, rows in pending:
-            self._keys[table] = pl.concat([self._existing_keys(table), rows.select(_KEYS[table])])
-        return landed
+    def begin_file(self, provenance: Provenance) -> None:
+        self._provenance = provenance
+        self._staged = []
+
+    def insert_new(self, table: str, frame: pl.DataFrame) -> int:
+        """Stage the rows of frame whose key is not landed yet, nor staged earlier in this load (the first by
+        source_row wins within the frame), as a hidden part; returns how many."""
+        assert self._provenance is not None, "begin_file first"
+        rows = self._new_rows(table, frame, self._provenance)
+        staged_keys = [keys for staged_table, _, keys in self._staged if staged_table == table]
+        if staged_keys:
+            rows = rows.join(pl.concat(staged_keys), on=_KEYS[table], how="anti", nulls_equal=True)
+        if rows.height:
+            target = self.directory / table / f"{self._provenance.load_id}-{len(self._staged):05d}.parquet"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(self._to_arrow(table, rows), _temporary(target))
+            self._staged.append((table, target, rows.select(_KEYS[table])))
+        return rows.height
+
+    def finish_file(self, provenance: Provenance, file_kind: str, rows_read: int, counts: LandedCounts) -> None:
+        """Rename the staged parts into place, then write the load_log part: the commit record."""
+        for _, target, _ in self._staged:
+            temporary = _temporary(target)
+            with open(temporary, "rb") as handle:
+                os.fsync(handle.fileno())
+            os.replace(temporary, target)
+        self._commit(self._load_row(provenance, file_kind, rows_read, counts, "loaded", None))
+        for table, _, keys in self._staged:
+            self._keys[table] = pl.concat([self._existing_keys(table), keys])
+        self._provenance, self._staged = None, []
+
+    def abort_file(self) -> None:
+        for _, target, _ in self._staged:
+            _temporary(target).unlink(missing_ok=True)
+        self._provenance, self._staged = None, []
 
     def record_failure(self, provenance: Provenance, file_kind: str | None, error: str) -> None:
         self._commit(self._load_row(provenance, file_kind, None, LandedCounts(), "failed", error))
+
+    def close(self) -> None:
+        self.__exit__()
+
+    # -- one whole Batch (today's ingest_file) ------------------------------------------------------------------
+    def land_batch(self, batch: Batch, provenance: Provenance) -> LandedCounts:
+        """Land everything of one file, as the DuckDB lander does, through the sink operations above."""
+        counts: dict[str, int] = {}
+        offered = 0
+        self.begin_file(provenance)
+        try:
+            for table in ("stories", "label_responses", "hand_labels"):
+                frame = getattr(batch, table)
+                if frame is None or frame.height == 0:
+                    counts[table] = 0
+                    continue
+                if table == "stories":
+                    frame = frame.with_columns(pl.lit(batch.source_kind).alias("source_kind"))
+                counts[table] = self.insert_new(table, frame)
+                offered += frame.height
+            if batch.rejects.height:
+                self.insert_new("rejects", batch.rejects)
+            landed = LandedCounts(stories=counts["stories"], label_responses=counts["label_responses"],
+                                  hand_labels=counts["hand_labels"], duplicates=offered - sum(counts.values()),
+                                  rejected=batch.rejects.height)
+            self.finish_file(provenance, batch.file_kind, batch.rows_read, landed)
+        except BaseException:
+            self.abort_file()
+            raise
+        return landed
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def _new_rows(self, table: str, frame: pl.DataFrame, provenance: Provenance) -> pl.DataFrame:
@@ -192,9 +234,6 @@ class ParquetSink:
         return pa.Table.from_arrays([column.cast(field.type) for column, field in zip(columns, schema, strict=True)],
                                     schema=schema)
 
-    def _part_path(self, table: str, provenance: Provenance) -> Path:
-        return self.directory / table / f"{provenance.load_id}.parquet"
-
     def _load_row(self, provenance: Provenance, file_kind: str | None, rows_read: int | None,
                   counts: LandedCounts, status: str, error: str | None) -> pl.DataFrame:
         return pl.DataFrame([{
@@ -211,6 +250,10 @@ class ParquetSink:
         arrow = self._to_arrow("load_log", load_row)
         write_part_atomically(arrow, self.directory / "load_log" / f"{load_row['load_id'][0]}.parquet")
         self._load_log = pl.concat([self.load_log(), pl.from_arrow(arrow)], how="vertical_relaxed")
+
+
+def _temporary(target: Path) -> Path:
+    return target.with_name(f".{target.name}.tmp")
 
 
 @contextmanager
