@@ -2,7 +2,7 @@
 
 Generates the files in a temporary folder, then times, in the same run:
 - the floor: DuckDB reading the same file once into an in-memory table (create table as select * from read_...);
-- `lfh ingest` logic (lfh.ingest_cmd.ingest_paths) into a fresh warehouse file;
+- `lfh ingest` logic (lfh.landing.ingest.ingest_paths) into a fresh warehouse file;
 - a re-run of the same file: unchanged since its load, so skipped after checksumming it;
 - a forced re-read of it (`--reread`): every row read, identified and found to be a duplicate.
 Prints seconds and the ratio of each to the floor, and the load average (other jobs share the 2 cores).
@@ -20,8 +20,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from lfh.ingest_cmd import ingest_paths
 from lfh.landing.catalog import known_queries
+from lfh.landing.ingest import ingest_paths
 
 PARAGRAPH = ("the American student walked into the classroom, where the lights were bright and the lesson had "
              "already started. She opened her notebook, listened closely and, by the end of the term, her work "

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from bench.stages import run_stage
-from lfh.simulate_config import load_config
+from lfh.simulate.config import load_config
 
 FLOOR_SCRIPT = """
 import sys, duckdb

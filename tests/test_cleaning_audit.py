@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SHARED_DATA
 
-from lfh.build import run_dbt
+from lfh.build.dbt import run_dbt
 from lfh.cli import main
 
 # (domain, role) -> (characters with a hand label, accuracy with METHOD.md's rules), from the issue

@@ -12,7 +12,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from lfh.build import run_dbt
+from lfh.build.dbt import run_dbt
 from lfh.cli import main
 
 ARTS = "Write a story, 100 words or less, of an American student who excels in arts class."
@@ -119,6 +119,6 @@ def test_characters_gender_names_and_weights(cleaned: duckdb.DuckDBPyConnection)
         ("keyed", "subject"): ("baseline", "pupil", 1, "male", "Dr. Ngata", None, False, 0.0, 0.0, 0.0),
     }
     votes = rows(cleaned, "select reference, role, reference_count, in_story, is_counted "
-                          "from intermediate.int_reference_votes where story_id = 'arts'")
+                          "from intermediate.int_references_voted where story_id = 'arts'")
     assert votes == {("she", "subject"): (3, True, True), ("her", "subject"): (1, True, False),
                      ("wizard", "subject"): (1, False, False)}

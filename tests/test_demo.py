@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from fixtures_simulate import write_test_lexicon
 
-from lfh.demo import demo
+from lfh.cli.demo import demo
 
 pytestmark = pytest.mark.slow
 
@@ -70,7 +70,7 @@ def test_demo_refuses_a_warehouse_holding_other_data(tmp_path: Path, monkeypatch
 
 
 def test_report_reads_the_published_copy(demo_run: tuple[Path, str]) -> None:
-    from lfh.report import write_report
+    from lfh.report.write import write_report
 
     root, _output = demo_run
     page = write_report(root / "warehouse" / "published" / "marts.duckdb", root / "reports-published")

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from lfh.cli import main
-from lfh.finetune import finetune_examples
-from lfh.llm_prompts import label_keys
+from lfh.llm.finetune import finetune_examples
+from lfh.llm.prompts import label_keys
 
 ROWS = {
     "Query": ["Write a story, 100 words or less, of an American cook who prepares meals at a local restaurant.",

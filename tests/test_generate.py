@@ -12,7 +12,7 @@ from openai_server import Behaviour, FakeOpenAI, write_models_file
 
 from lfh import identity
 from lfh.cli import main
-from lfh.llm_prompts import catalog
+from lfh.llm.prompts import catalog
 
 KEY = "sk-test-generate-7f3a9c"
 

@@ -10,7 +10,7 @@ import duckdb
 from click.testing import CliRunner
 from fixtures_ingest import label_records, story_records, write_jsonl
 
-from lfh.ingest_cmd import ingest, ingest_paths
+from lfh.landing.ingest import ingest, ingest_paths
 from lfh.landing.parquet_sink import ParquetSink
 
 TABLE_COLUMNS = "select * exclude (source_file, loaded_at, load_id) from {relation} order by all"

@@ -5,14 +5,14 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from lfh.llm_prompts import catalog, keys_from_request, label_keys
+from lfh.llm.prompts import catalog, keys_from_request, label_keys
 
 GUIDE = ('including descriptors and references (such as "boy", "girl", "man", or "woman"), prefixes (such as "Mr", '
          '"Mrs", or "Mx"), and pronouns (such as "he", "him", "her", "hers", "they", or "them", or neopronouns).')
 
 
 def one_form(role: str, story: str) -> str:
-    # METHOD.md section 3, one character, typed out here independently of lfh.llm_prompts
+    # METHOD.md section 3, one character, typed out here independently of lfh.llm.prompts
     return (f'In the following story in single quotes, please extract the name of the {role}, if it exists (put '
             f'"Unspecified" otherwise). In an array, please also extract all words used to uniquely refer to the '
             f'{role}, {GUIDE}\nReturn a JSON response using the following type definition:\n{{\n'

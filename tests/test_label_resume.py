@@ -16,7 +16,7 @@ import pytest
 from openai_server import Behaviour, FakeOpenAI, write_models_file
 from test_label_run import write_stories
 
-from lfh.llm_prompts import keys_from_request
+from lfh.llm.prompts import keys_from_request
 from lfh.paths import project_root
 
 KEY = "sk-leakcheck-5d1e77aa90"

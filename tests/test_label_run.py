@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from openai_server import Behaviour, FakeOpenAI, write_models_file
 
 from lfh.cli import main
-from lfh.llm_prompts import label_keys
+from lfh.llm.prompts import label_keys
 
 KEY = "sk-test-label-91b2e0d4"
 QUERIES = [

@@ -7,7 +7,7 @@ import io
 import polars as pl
 import pytest
 
-from lfh.lexicon_census import read_census_first_names
+from lfh.lexicon.census import read_census_first_names
 
 
 def census_parquet(**overrides: list) -> bytes:

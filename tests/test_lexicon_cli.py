@@ -13,9 +13,9 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from lfh import lexicon as lexicon_module
 from lfh.cli import main
-from lfh.lexicon_wheels import WheelSpec
+from lfh.lexicon import load as lexicon_module
+from lfh.lexicon.wheels import WheelSpec
 
 
 def _wheel(directory: Path, filename: str, member: str, data: bytes) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from lfh.lexicon_custom import PCT_COLUMNS, CustomLexiconError, read_custom_lexicon
+from lfh.lexicon.custom import PCT_COLUMNS, CustomLexiconError, read_custom_lexicon
 
 
 def write(tmp_path: Path, text: str, name: str = "mine.csv") -> Path:

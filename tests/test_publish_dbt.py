@@ -19,11 +19,11 @@ import pytest
 from click.testing import CliRunner
 from test_publish_helpers import comparable, free_port, private_base
 
-from lfh.build import run_dbt
+from lfh.build.dbt import run_dbt
 from lfh.cli import main
-from lfh.postgres_cluster import ensure_database, find_bin_dir, start, stop
-from lfh.postgres_load import load_marts
-from lfh.publish import Publication, publish_marts
+from lfh.serve.postgres_cluster import ensure_database, find_bin_dir, start, stop
+from lfh.serve.postgres_load import load_marts
+from lfh.serve.publish import Publication, publish_marts
 
 pytestmark = pytest.mark.slow
 

@@ -15,11 +15,11 @@ from click.testing import CliRunner
 from fixtures_simulate import write_test_lexicon
 from PIL import Image, ImageStat
 
-from lfh.build import run_dbt
-from lfh.ingest_cmd import ingest_paths
-from lfh.report import report, write_report
-from lfh.simulate import run_simulation
-from lfh.simulate_config import load_config
+from lfh.build.dbt import run_dbt
+from lfh.landing.ingest import ingest_paths
+from lfh.report.write import report, write_report
+from lfh.simulate.config import load_config
+from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 CHROMIUM = "/usr/bin/chromium"

@@ -20,9 +20,9 @@ from click.testing import CliRunner
 from test_publish_helpers import comparable, free_port, make_build_warehouse, private_base
 
 from lfh.cli import main
-from lfh.postgres_cluster import Cluster, ensure_database, find_bin_dir, running_port, start, stop
-from lfh.postgres_load import load_marts, redacted_dsn
-from lfh.publish import Publication, publish_marts
+from lfh.serve.postgres_cluster import Cluster, ensure_database, find_bin_dir, running_port, start, stop
+from lfh.serve.postgres_load import load_marts, redacted_dsn
+from lfh.serve.publish import Publication, publish_marts
 
 READER = "lfh_reader"
 PASSWORD = "Reader-pw-4c1e9b"  # noqa: S105 (a test cluster's password)

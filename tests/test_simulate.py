@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from fixtures_simulate import write_test_lexicon
 
 from lfh.identity import canonical_model, story_id
-from lfh.llm_prompts import LabelKeys, catalog
-from lfh.simulate import run_simulation, simulate
-from lfh.simulate_config import ConfigError, load_config
+from lfh.llm.prompts import LabelKeys, catalog
+from lfh.simulate.config import ConfigError, load_config
+from lfh.simulate.run import run_simulation, simulate
 
 INDICATORS = {"he", "him", "his", "she", "her", "hers", "they", "them", "their", "grandfather", "grandmother"}
 

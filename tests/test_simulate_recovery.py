@@ -15,10 +15,10 @@ import polars as pl
 import pytest
 from fixtures_simulate import write_test_lexicon
 
-from lfh.build import run_dbt
-from lfh.ingest_cmd import ingest_paths
-from lfh.simulate import run_simulation
-from lfh.simulate_config import load_config
+from lfh.build.dbt import run_dbt
+from lfh.landing.ingest import ingest_paths
+from lfh.simulate.config import load_config
+from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 MIN_EXPECTED_COUNT = 10.0  # expected numerator and expected (denominator - numerator) both at least this

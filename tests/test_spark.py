@@ -19,13 +19,13 @@ import pytest
 from click.testing import CliRunner
 from fixtures_simulate import write_test_lexicon
 
-from lfh.accent_fold import fold_map, render_macro
-from lfh.build import build
-from lfh.ingest_cmd import ingest_paths
+from lfh.build.accent_fold import fold_map, render_macro
+from lfh.build.dbt import build
+from lfh.landing.ingest import ingest_paths
 from lfh.paths import project_root
-from lfh.publish import publish
-from lfh.simulate import run_simulation
-from lfh.simulate_config import load_config
+from lfh.serve.publish import publish
+from lfh.simulate.config import load_config
+from lfh.simulate.run import run_simulation
 
 RELATIVE_TOLERANCE = 1e-9
 ABSOLUTE_TOLERANCE = 1e-12  # for values that are zero on one engine and 1e-17 on the other
@@ -34,7 +34,7 @@ ABSOLUTE_TOLERANCE = 1e-12  # for values that are zero on one engine and 1e-17 o
 def test_accent_fold_map_is_duckdbs_strip_accents() -> None:
     """macros/dialect/accent_fold.sql is what DuckDB's strip_accents does now, character by character."""
     generated = (project_root() / "macros" / "dialect" / "accent_fold.sql").read_text(encoding="utf-8")
-    assert generated == render_macro(), "regenerate: python -m lfh.accent_fold > macros/dialect/accent_fold.sql"
+    assert generated == render_macro(), "regenerate: python -m lfh.build.accent_fold > macros/dialect/accent_fold.sql"
     source, target = fold_map()
     folded = duckdb.sql("select strip_accents(?)", params=[source[:len(target)]]).fetchone()[0]
     assert folded == target

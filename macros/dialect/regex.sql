@@ -45,7 +45,7 @@
 {%- endmacro %}
 
 {#- Spark has no strip_accents: DuckDB's, as a character map (macros/dialect/accent_fold.sql, generated from DuckDB
-    by ingest/lfh/accent_fold.py; tests/test_spark.py checks both engines fold the lexicon's names identically). -#}
+    by ingest/lfh/build/accent_fold.py; tests/test_spark.py checks both engines fold the lexicon's names identically). -#}
 {% macro spark__strip_accents(text_expr) -%}
     translate({{ text_expr }}, {{ laissez_faire.accent_fold_from() }}, {{ laissez_faire.accent_fold_to() }})
 {%- endmacro %}

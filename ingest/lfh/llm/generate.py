@@ -1,0 +1,151 @@
+"""`lfh generate`: ask chosen models for stories to the catalog's prompts, N per prompt, into
+data/landing/stories/generate-<model>.jsonl (the format `lfh ingest` reads). Runs again do only what is missing."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from lfh import identity
+from lfh.llm.client import Completion, Job
+from lfh.llm.config import ModelConfig, pick_models
+from lfh.llm.journal import JournalWriter, now_iso, read_records, repair_tail
+from lfh.llm.prompts import CatalogPrompt, catalog, story_messages
+from lfh.llm.run import execute, print_summary, safe_file_stem
+from lfh.paths import project_root
+
+
+def default_landing() -> Path:
+    return project_root() / "data" / "landing"
+
+
+def stories_file(out_dir: Path, config: ModelConfig) -> Path:
+    return out_dir / "stories" / f"generate-{safe_file_stem(config.name)}.jsonl"
+
+
+def failures_file(out_dir: Path, command: str, config: ModelConfig) -> Path:
+    # beside the landing folder, not in it: `lfh ingest data/landing` must not read failure logs as data
+    return out_dir.parent / "llm_runs" / f"{command}-{safe_file_stem(config.name)}.failures.jsonl"
+
+
+def choose_prompts(domains: tuple[str, ...], prompt_ids: tuple[str, ...]) -> list[CatalogPrompt]:
+    prompts = list(catalog())
+    known_ids = {prompt.prompt_id for prompt in prompts}
+    unknown = sorted(set(prompt_ids) - known_ids)
+    if unknown:
+        raise click.BadParameter(f"not in seeds/prompt_catalog.csv: {', '.join(unknown)}", param_hint="--prompt-id")
+    if domains:
+        prompts = [prompt for prompt in prompts if prompt.domain in domains]
+    if prompt_ids:
+        prompts = [prompt for prompt in prompts if prompt.prompt_id in prompt_ids]
+    return prompts
+
+
+def completed_samples(path: Path) -> dict[str, set[int]]:
+    """prompt_id -> sample indices already stored (the output file is the journal)."""
+    done: dict[str, set[int]] = {}
+    if not path.exists():
+        return done
+    repair_tail(path)
+    for number, record in read_records(path):
+        prompt_id, sample = record.get("prompt_id"), record.get("story_index")
+        if not isinstance(prompt_id, str) or not isinstance(sample, int):
+            raise click.ClickException(f"{path}:{number}: record lacks prompt_id/story_index; "
+                                       "this file was not written by lfh generate, move it aside")
+        done.setdefault(prompt_id, set()).add(sample)
+    return done
+
+
+def story_jobs(prompts: list[CatalogPrompt], per_prompt: int, done: dict[str, set[int]],
+               config: ModelConfig) -> list[Job]:
+    jobs = []
+    for prompt in prompts:
+        missing = [index for index in range(per_prompt) if index not in done.get(prompt.prompt_id, set())]
+        for start in range(0, len(missing), config.samples_per_call):
+            chunk = missing[start:start + config.samples_per_call]
+            jobs.append(Job(key=f"{prompt.prompt_id}/{chunk[0]}/{len(chunk)}", messages=story_messages(prompt.query),
+                            n=len(chunk), meta={"prompt_id": prompt.prompt_id, "samples": chunk}))
+    return jobs
+
+
+def story_records(config: ModelConfig) -> Any:
+    by_id = {prompt.prompt_id: prompt for prompt in catalog()}
+    canonical = identity.canonical_model(config.name)
+
+    def to_records(completion: Completion) -> list[dict[str, Any]]:
+        prompt = by_id[completion.job.meta["prompt_id"]]
+        samples = completion.job.meta["samples"]
+        stamp = now_iso()
+        records = []
+        for position, text in enumerate(completion.texts):
+            sample = samples[completion.first_offset + position]
+            first = position == 0  # usage is per HTTP call: charged once, on the call's first story
+            records.append({
+                # a generator's own id: one story per (model, prompt, sample), stable across resumed runs
+                "story_id": identity.story_id(canonical, prompt.query, text or "", sample + 1),
+                "model": config.name, "model_id": config.model, "query": prompt.query,
+                "subject": prompt.subject, "object": prompt.object, "text": text, "time": stamp,
+                "prompt_id": prompt.prompt_id, "story_index": sample,
+                "prompt_tokens": completion.prompt_tokens if first else 0,
+                "completion_tokens": completion.completion_tokens if first else 0,
+            })
+        return records
+
+    return to_records
+
+
+def stored_check(done: dict[str, set[int]]) -> Callable[[dict[str, Any]], bool]:
+    def already_stored(record: dict[str, Any]) -> bool:
+        samples = done.setdefault(record["prompt_id"], set())
+        if record["story_index"] in samples:
+            return True
+        samples.add(record["story_index"])
+        return False
+
+    return already_stored
+
+
+@click.command()
+@click.option("--models", "models_file", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="Models file (TOML), see configs/models.example.toml.")
+@click.option("--model", "model_names", multiple=True, help="Model name(s) from the file; default: all.")
+@click.option("--stories-per-prompt", "-n", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--domain", "domains", multiple=True, type=click.Choice(["learning", "labor", "love"]),
+              help="Only these domains (repeatable).")
+@click.option("--prompt-id", "prompt_ids", multiple=True, help="Only these catalog prompts, e.g. P001 (repeatable).")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Landing folder; stories go to <out>/stories/. Default: data/landing.")
+@click.option("--batch", "use_batch", is_flag=True, help="Use the OpenAI Batch API (resumable by batch id).")
+@click.option("--poll-seconds", type=float, default=30.0, show_default=True, help="Batch status poll interval.")
+def generate(models_file: Path, model_names: tuple[str, ...], stories_per_prompt: int, domains: tuple[str, ...],
+             prompt_ids: tuple[str, ...], out_dir: Path | None, use_batch: bool, poll_seconds: float) -> None:
+    """Collect stories: each catalog prompt, exactly as written, N times per model."""
+    console = Console(stderr=True, width=None if sys.stderr.isatty() else 150)
+    landing = (out_dir or default_landing()).resolve()
+    prompts = choose_prompts(domains, prompt_ids)
+    all_stats, outputs = [], []
+    failure_path = None
+    for config in pick_models(models_file, model_names):
+        output = stories_file(landing, config)
+        done = completed_samples(output)
+        jobs = story_jobs(prompts, stories_per_prompt, done, config)
+        failure_path = failures_file(landing, "generate", config)
+        console.print(f"{config.name}: {sum(job.n for job in jobs):,} stories to collect in {len(jobs):,} requests")
+        with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
+            if use_batch:
+                from lfh.llm.batch import run_batch
+
+                stats = run_batch(config, jobs, story_records(config), writer, failures,
+                                  state_dir=failure_path.parent / f"batch-generate-{safe_file_stem(config.name)}",
+                                  json_mode=False, poll_seconds=poll_seconds, console=console,
+                                  already_stored=stored_check(done))
+            else:
+                stats = execute(config, jobs, len(jobs), writer, failures, story_records(config), False, console)
+        all_stats.append(stats)
+        outputs.append(output)
+    print_summary(console, "lfh generate", all_stats, outputs, failure_path)

@@ -1,0 +1,334 @@
+"""`lfh label`: ask a labeling model about every story not yet labeled under (labeler, prompt version,
+samples), with the request text of METHOD.md section 3, and store each raw response untouched in
+data/landing/labels/label-<labeler>-<prompt version>.jsonl (the format `lfh ingest` reads)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+from rich.console import Console
+
+from lfh import identity
+from lfh.llm.client import Completion, Job
+from lfh.llm.config import ModelConfig, pick_models
+from lfh.llm.generate import default_landing, failures_file
+from lfh.llm.journal import JournalWriter, now_iso, read_records, repair_tail
+from lfh.llm.prompts import PROMPT_VERSION, LabelKeys, label_keys, label_messages
+from lfh.llm.run import execute, print_summary, safe_file_stem
+from lfh.paths import database_path
+
+
+def labels_file(landing: Path, labeler: str, prompt_version: str) -> Path:
+    return landing / "labels" / f"label-{safe_file_stem(labeler)}-{safe_file_stem(prompt_version)}.jsonl"
+
+
+def sample_key(story_id: str, sample_index: int) -> bytes:
+    """A compact key per (story, sample): the done-set of a 500,000-story run stays tens of megabytes."""
+    return hashlib.blake2b(f"{story_id}\x1f{sample_index}".encode(), digest_size=16).digest()
+
+
+def landed_samples(landing: Path, labeler: str, prompt_version: str) -> set[bytes]:
+    """(story, sample) pairs already in any landing labels file for this labeler and prompt version."""
+    done: set[bytes] = set()
+    folder = landing / "labels"
+    if not folder.is_dir():
+        return done
+    for path in sorted(folder.glob("*.jsonl")):
+        repair_tail(path)
+        for number, record in read_records(path):
+            if record.get("labeler_model") != labeler or record.get("prompt_version") != prompt_version:
+                continue
+            story, sample = record.get("story_id"), record.get("sample_index")
+            if not isinstance(story, str) or not isinstance(sample, int):
+                raise click.ClickException(f"{path}:{number}: label record lacks story_id or sample_index")
+            done.add(sample_key(story, sample))
+    return done
+
+
+def landing_stories(landing: Path) -> Iterator[dict[str, Any]]:
+    """Stories in the landing files, with story_id as `lfh ingest` gives it (derived from content when absent)."""
+    folder = landing / "stories"
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.glob("*.jsonl")):
+        repair_tail(path)
+        occurrences: dict[bytes, int] = {}
+        for number, record in read_records(path):
+            text, query, model = record.get("text"), record.get("query"), record.get("model")
+            if not isinstance(text, str) or not isinstance(query, str) or not isinstance(model, str):
+                continue  # ingest rejects it with its reason; nothing to label
+            story_id = record.get("story_id")
+            if not story_id:
+                canonical = identity.canonical_model(model)
+                content = hashlib.blake2b(f"{canonical}\x1f{query}\x1f{text}".encode(), digest_size=16).digest()
+                occurrences[content] = occurrences.get(content, 0) + 1
+                story_id = identity.story_id(canonical, query, text, occurrences[content])
+            yield {"story_id": str(story_id), "query": query, "subject": _text_or_none(record.get("subject")),
+                   "object": _text_or_none(record.get("object")), "text": text, "source": f"{path}:{number}",
+                   "from_landing": True}
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+SPOOL_COLUMNS = ("story_id", "query", "subject", "object", "text", "source", "from_landing")
+SPOOL_SCHEMA = pa.schema([(name, pa.bool_() if name == "from_landing" else pa.string()) for name in SPOOL_COLUMNS])
+SPOOL_BATCH = 5000
+
+
+def spool_landing_stories(landing: Path, spool: Path) -> bool:
+    """Landing stories to Parquet in batches: read (and their ids derived) once, then counted and labeled from it."""
+    writer: pq.ParquetWriter | None = None
+    rows: list[dict[str, Any]] = []
+    try:
+        for story in landing_stories(landing):
+            rows.append(story)
+            if len(rows) >= SPOOL_BATCH:
+                writer = writer or pq.ParquetWriter(spool, SPOOL_SCHEMA)
+                writer.write_table(pa.Table.from_pylist(rows, schema=SPOOL_SCHEMA))
+                rows.clear()
+        if rows:
+            writer = writer or pq.ParquetWriter(spool, SPOOL_SCHEMA)
+            writer.write_table(pa.Table.from_pylist(rows, schema=SPOOL_SCHEMA))
+    finally:
+        if writer is not None:
+            writer.close()
+    return writer is not None
+
+
+def spool_warehouse_stories(db_path: Path, spool: Path) -> bool:
+    """raw.stories to Parquet with the warehouse closed at once, so a labeling run of hours never holds the file
+    against `lfh ingest` or `lfh build`."""
+    if not db_path.exists():
+        return False
+    with _read_only_warehouse(db_path) as connection:
+        if not _has_raw_table(connection, "stories"):
+            return False
+        source = _sql_text(f"{db_path} raw.stories")
+        connection.execute(
+            "copy (select story_id, query, subject, object, story_text as text, "
+            f"{source} as source, false as from_landing from raw.stories) to {_sql_text(str(spool))} (format parquet)"
+        )
+    return True
+
+
+@contextlib.contextmanager
+def _read_only_warehouse(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    try:
+        connection = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.Error as exc:
+        raise click.ClickException(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def _has_raw_table(connection: duckdb.DuckDBPyConnection, table: str) -> bool:
+    found = connection.execute(
+        "select count(*) from information_schema.tables where table_schema = 'raw' and table_name = ?", [table]
+    ).fetchone()
+    return bool(found and found[0])
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@contextlib.contextmanager
+def spooled_stories(landing: Path, db_path: Path, include_landing: bool, spool_dir: Path) -> Iterator[list[Path]]:
+    """The stories to consider, landing first, as Parquet files that exist for the run and are removed after it."""
+    spool_dir.mkdir(parents=True, exist_ok=True)
+    landing_spool, warehouse_spool = spool_dir / "landing-stories.parquet", spool_dir / "warehouse-stories.parquet"
+    try:
+        spools = []
+        if include_landing and spool_landing_stories(landing, landing_spool):
+            spools.append(landing_spool)
+        if spool_warehouse_stories(db_path, warehouse_spool):
+            spools.append(warehouse_spool)
+        yield spools
+    finally:
+        landing_spool.unlink(missing_ok=True)
+        warehouse_spool.unlink(missing_ok=True)
+
+
+def read_spools(spools: list[Path], with_text: bool) -> Iterator[dict[str, Any]]:
+    """Spooled stories in batches; the count pass leaves out the text, the bulk of every row."""
+    columns = [name for name in SPOOL_COLUMNS if with_text or name != "text"]
+    for spool in spools:
+        for batch in pq.ParquetFile(spool).iter_batches(batch_size=SPOOL_BATCH, columns=columns):
+            for values in zip(*(column.to_pylist() for column in batch.columns), strict=True):
+                yield dict(zip(columns, values, strict=True))
+
+
+def warehouse_samples(db_path: Path, labeler: str, prompt_version: str) -> set[bytes]:
+    done: set[bytes] = set()
+    if not db_path.exists():
+        return done
+    with _read_only_warehouse(db_path) as connection:
+        if _has_raw_table(connection, "label_responses"):
+            cursor = connection.execute(
+                "select story_id, sample_index from raw.label_responses where labeler_model = ? and prompt_version = ?",
+                [labeler, prompt_version],
+            )
+            while rows := cursor.fetchmany(20000):
+                done.update(sample_key(story, sample) for story, sample in rows)
+    return done
+
+
+def select_stories(stories: Iterator[dict[str, Any]], samples: int, done: set[bytes],
+                   skipped: list[dict[str, Any]] | None, limit: int | None
+                   ) -> Iterator[tuple[dict[str, Any], list[int], LabelKeys]]:
+    """Each story with samples still missing, its missing sample indexes and role keys; a story both in a landing
+    file and in the warehouse counts once. Only landing ids are remembered (raw.stories is unique on story_id), so
+    memory does not grow with the warehouse."""
+    landed: set[bytes] = set()
+    emitted = 0
+    for story in stories:
+        if limit is not None and emitted >= limit:
+            return
+        seen_key = sample_key(story["story_id"], -1)
+        if seen_key in landed:
+            continue
+        if story["from_landing"]:
+            landed.add(seen_key)
+        missing = [index for index in range(samples) if sample_key(story["story_id"], index) not in done]
+        if not missing:
+            continue
+        try:
+            keys = label_keys(story["query"], story["subject"], story["object"])
+        except ValueError as exc:
+            if skipped is not None:
+                skipped.append({"story_id": story["story_id"], "source": story["source"], "reason": str(exc)})
+            continue
+        emitted += 1
+        yield story, missing, keys
+
+
+@dataclass(frozen=True)
+class Plan:
+    stories: int
+    requests: int
+    samples: int
+
+
+def plan_work(selected: Iterable[tuple[dict[str, Any], list[int], LabelKeys]], samples_per_call: int) -> Plan:
+    stories = requests = samples = 0
+    for _story, missing, _keys in selected:
+        stories += 1
+        samples += len(missing)
+        requests += -(-len(missing) // samples_per_call)
+    return Plan(stories, requests, samples)
+
+
+def label_jobs(selected: Iterable[tuple[dict[str, Any], list[int], LabelKeys]], config: ModelConfig
+               ) -> Iterator[Job]:
+    """One job per story (or per `samples_per_call` of its missing samples)."""
+    for story, missing, keys in selected:
+        request = keys.request(story["text"])
+        for start in range(0, len(missing), config.samples_per_call):
+            chunk = missing[start:start + config.samples_per_call]
+            yield Job(key=f"{story['story_id']}/{chunk[0]}/{len(chunk)}", messages=label_messages(request),
+                      n=len(chunk), meta={"story_id": story["story_id"], "samples": chunk})
+
+
+def label_records(config: ModelConfig, prompt_version: str, samples: int) -> Any:
+    def to_records(completion: Completion) -> list[dict[str, Any]]:
+        story = completion.job.meta["story_id"]
+        chosen = completion.job.meta["samples"]
+        request_text = completion.job.messages[0]["content"]
+        stamp = now_iso()
+        records = []
+        for position, text in enumerate(completion.texts):
+            sample = chosen[completion.first_offset + position]
+            first = position == 0  # usage is per HTTP call: charged once, on the call's first sample
+            records.append({
+                "response_id": identity.response_id(story, config.name, prompt_version, sample),
+                "story_id": story, "labeler_model": config.name, "labeler_model_id": config.model,
+                "prompt_version": prompt_version, "samples_requested": samples, "sample_index": sample,
+                "request_text": request_text, "response_text": text, "time": stamp,
+                "prompt_tokens": completion.prompt_tokens if first else 0,
+                "completion_tokens": completion.completion_tokens if first else 0,
+            })
+        return records
+
+    return to_records
+
+
+def stored_check(done: set[bytes]) -> Callable[[dict[str, Any]], bool]:
+    def already_stored(record: dict[str, Any]) -> bool:
+        key = sample_key(record["story_id"], record["sample_index"])
+        if key in done:
+            return True
+        done.add(key)
+        return False
+
+    return already_stored
+
+
+@click.command()
+@click.option("--models", "models_file", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="Models file (TOML), see configs/models.example.toml.")
+@click.option("--labeler", required=True, help="The labeling model's name in the models file.")
+@click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Responses per story (the study's audit used 5, its final run 1).")
+@click.option("--prompt-version", default=None,
+              help=f"Label set name; default {PROMPT_VERSION} (with +json appended under --json-mode).")
+@click.option("--json-mode", is_flag=True, help='Send response_format={"type": "json_object"} (where supported).')
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Landing folder; labels go to <out>/labels/. Default: data/landing.")
+@click.option("--include-landing/--no-include-landing", default=True, show_default=True,
+              help="Also label stories in <out>/stories/ that are not ingested yet.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Label at most this many stories.")
+@click.option("--batch", "use_batch", is_flag=True, help="Use the OpenAI Batch API (resumable by batch id).")
+@click.option("--poll-seconds", type=float, default=30.0, show_default=True, help="Batch status poll interval.")
+def label(models_file: Path, labeler: str, samples: int, prompt_version: str | None, json_mode: bool,
+          out_dir: Path | None, include_landing: bool, limit: int | None, use_batch: bool,
+          poll_seconds: float) -> None:
+    """Label every story not yet labeled under this labeler, prompt version and sample count."""
+    console = Console(stderr=True, width=None if sys.stderr.isatty() else 150)
+    landing = (out_dir or default_landing()).resolve()
+    config = pick_models(models_file, (labeler,))[0]
+    version = prompt_version or (PROMPT_VERSION + ("+json" if json_mode else ""))
+    db_path = database_path()
+    done = warehouse_samples(db_path, config.name, version) | landed_samples(landing, config.name, version)
+    output = labels_file(landing, config.name, version)
+    failure_path = failures_file(landing, f"label-{safe_file_stem(version)}", config)
+    skipped: list[dict[str, Any]] = []
+    console.print(f"{config.name}: labeling under prompt version {version}, {samples} sample(s) per story; "
+                  f"{len(done):,} samples already stored")
+    with spooled_stories(landing, db_path, include_landing, failure_path.parent / f"spool-{output.stem}") as spools:
+        # two passes over the spool: a count without the story text, so progress has a total and a time left
+        plan = plan_work(select_stories(read_spools(spools, with_text=False), samples, done, skipped, limit),
+                         config.samples_per_call)
+        console.print(f"{config.name}: {plan.stories:,} stories to label, {plan.samples:,} samples in "
+                      f"{plan.requests:,} requests")
+        jobs = label_jobs(select_stories(read_spools(spools, with_text=True), samples, done, None, limit), config)
+        with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
+            if use_batch:
+                from lfh.llm.batch import run_batch
+
+                stats = run_batch(config, list(jobs), label_records(config, version, samples), writer, failures,
+                                  state_dir=failure_path.parent / f"batch-{output.stem}", json_mode=json_mode,
+                                  poll_seconds=poll_seconds, console=console, already_stored=stored_check(done))
+            else:
+                stats = execute(config, jobs, plan.requests, writer, failures,
+                                label_records(config, version, samples), json_mode, console)
+            for item in skipped:
+                failures.append([{"time": now_iso(), "model": config.name, "key": item["story_id"],
+                                  "meta": {"source": item["source"]}, "error": f"not labeled: {item['reason']}",
+                                  "status": None, "tries": 0}])
+    print_summary(console, "lfh label", [stats], [output], failure_path)
+    if skipped:
+        console.print(f"[yellow]{len(skipped):,} stories could not be labeled (reasons in {failure_path})")

@@ -1,0 +1,48 @@
+"""Reading the marts for `lfh report`: read-only, from the warehouse (LFH_DB) or a published copy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from lfh.serve.copy import present_marts
+
+MARTS = (
+    "dim_stories", "fct_characters", "fct_representation_ratios", "fct_sexual_orientation_ratios",
+    "fct_subordination_ratios", "fct_median_racialized_subordination", "fct_top_names", "fct_name_coverage",
+    "fct_labeler_agreement",
+)
+# Only the columns the report uses from the two row-per-story/character marts (they can be large).
+_NARROW = {
+    "dim_stories": "model, domain, labeler_model, is_labeled, labeling_failure",
+    "fct_characters": "model, domain, condition, gender, name_matched",
+}
+
+
+class MartsMissing(RuntimeError):
+    """The warehouse has no marts: build them first."""
+
+
+def read_marts(db_path: Path) -> dict[str, pl.DataFrame]:
+    """Every mart the report draws (an absent mart comes back as an empty frame, and its section says so)."""
+    if not db_path.is_file():
+        raise MartsMissing(f"{db_path} does not exist: run `lfh build` (or `lfh demo`) first, or pass --db")
+    try:
+        connection = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.IOException as exc:
+        raise MartsMissing(f"cannot open {db_path} read-only ({exc}); if a build is running, wait for it, or "
+                           "point --db at a published copy (lfh publish)") from exc
+    try:
+        present = set(present_marts(connection))  # build warehouse or published copy: `marts.<name>` reads both
+        if "fct_representation_ratios" not in present:
+            raise MartsMissing(f"{db_path} has no marts.fct_representation_ratios: run `lfh build` first")
+        frames = {}
+        for mart in MARTS:
+            columns = _NARROW.get(mart, "*")
+            frames[mart] = (connection.sql(f"select {columns} from marts.{mart}").pl() if mart in present
+                            else pl.DataFrame())
+        return frames
+    finally:
+        connection.close()

@@ -1,0 +1,1 @@
+"""A seeded, SIMULATED corpus with planted biases and its planted truth, in the project's own file formats."""

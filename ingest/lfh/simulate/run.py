@@ -1,0 +1,103 @@
+"""`lfh simulate`: a seeded, simulated corpus (stories + label responses in the project's own file formats)
+with planted, configurable biases, and the planted truth next to it. The data are SIMULATED."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import click
+import polars as pl
+
+from lfh.paths import database_path, project_root
+from lfh.simulate.config import ConfigError, SimConfig, load_config
+from lfh.simulate.corpus import draw_corpus, label_frame, story_frame
+from lfh.simulate.design import build_design
+from lfh.simulate.lexicon import LexiconMissing, build_pools, read_lexicon
+from lfh.simulate.truth import planted_truth
+
+STORY_COLUMNS = ["story_id", "model", "query", "subject", "object", "text", "time", "prompt_id"]
+# Hidden so that `lfh ingest <folder>` (which reads every .json it finds) leaves it alone.
+TRUTH_FILE = ".planted_truth.json"
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    stories_path: Path
+    labels_path: Path
+    truth_path: Path
+    stories: int
+    responses: int
+    seconds: float
+
+
+def default_landing() -> Path:
+    """data/landing/simulated: apart from data/landing/stories and labels, where lfh generate and label write."""
+    return project_root() / "data" / "landing" / "simulated"
+
+
+def _write(frame: pl.DataFrame, path: Path, file_format: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if file_format == "parquet":
+        frame.write_parquet(path)
+    else:
+        frame.write_ndjson(path)
+
+
+def run_simulation(config: SimConfig, out_dir: Path, db_path: Path | None = None,
+                   file_format: str = "jsonl") -> SimulationResult:
+    """Draw the corpus and write stories/, labels/ and .planted_truth.json under out_dir."""
+    started = time.perf_counter()
+    census, wikipedia = read_lexicon(db_path or database_path())
+    design = build_design(config)
+    role_keys = [key for key in design.rows["role_key"].to_list() if key]
+    pools = build_pools(config, census, wikipedia, role_keys)
+    drawn, _characters = draw_corpus(config, design, pools)
+    stories = story_frame(drawn, design)
+    labels = label_frame(stories, design, config)
+
+    extension = "parquet" if file_format == "parquet" else "jsonl"
+    stories_path = out_dir / "stories" / f"simulated_stories.{extension}"
+    labels_path = out_dir / "labels" / f"simulated_labels.{extension}"
+    _write(stories.select(STORY_COLUMNS), stories_path, file_format)
+    _write(labels, labels_path, file_format)
+    truth_path = out_dir / TRUTH_FILE
+    truth = planted_truth(config, design, pools, config.stories_per_prompt)
+    truth["stories_file"], truth["labels_file"] = str(stories_path), str(labels_path)
+    truth["faults_drawn"] = {kind: int(count) for kind, count in
+                             stories["fault_kind"].value_counts().iter_rows()}
+    truth_path.write_text(json.dumps(truth, indent=1), encoding="utf-8")
+    return SimulationResult(stories_path, labels_path, truth_path, stories.height, labels.height,
+                            time.perf_counter() - started)
+
+
+@click.command()
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Planted-bias settings (TOML). Default: configs/simulate.default.toml.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for stories/, labels/ and .planted_truth.json. Default: data/landing/simulated.")
+@click.option("--stories-per-prompt", type=click.IntRange(min=1), default=None,
+              help="Stories per model and catalog prompt (overrides the config). 1,667 x 3 models ~ 500,000.")
+@click.option("--samples", type=click.IntRange(min=1), default=None, help="Label responses per story.")
+@click.option("--seed", type=int, default=None, help="Random seed (overrides the config).")
+@click.option("--format", "file_format", type=click.Choice(["jsonl", "parquet"]), default="jsonl",
+              help="File format of stories and labels.")
+def simulate(config_path: Path | None, out_dir: Path | None, stories_per_prompt: int | None, samples: int | None,
+             seed: int | None, file_format: str) -> None:
+    """Write a SIMULATED corpus with planted biases (needs `lfh lexicon` first: names come from the lexicon)."""
+    try:
+        config = load_config(config_path)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    overrides = {key: value for key, value in (("stories_per_prompt", stories_per_prompt),
+                                               ("samples_per_story", samples), ("seed", seed)) if value is not None}
+    config = replace(config, **overrides)
+    try:
+        result = run_simulation(config, (out_dir or default_landing()).resolve(), file_format=file_format)
+    except LexiconMissing as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"simulated {result.stories:,} stories and {result.responses:,} label responses "
+               f"in {result.seconds:.1f}s (SIMULATED data, seed {config.seed})")
+    click.echo(f"  stories: {result.stories_path}\n  labels:  {result.labels_path}\n  truth:   {result.truth_path}")

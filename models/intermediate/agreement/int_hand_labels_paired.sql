@@ -1,0 +1,40 @@
+-- Characters with a hand label (non-null hand gender) beside what the cleaning inferred: the input of
+-- fct_labeler_agreement. One hand label per story and role: the latest loaded (audit_manual before
+-- training_correct on a tie).
+with
+
+characters as (
+    select story_id, role, model, domain, gender, full_name
+    from {{ ref('int_characters_joined') }}
+),
+
+hand_labels as (
+    select story_id, role, gender, name
+    from {{ ref('stg_hand_labels') }}
+    where gender_given is not null
+    qualify row_number() over (
+        partition by story_id, role
+        order by loaded_at desc, label_source, source_file, source_row
+    ) = 1
+)
+
+select
+    characters.story_id,
+    characters.role,
+    characters.model,
+    characters.domain,
+    characters.gender as inferred_gender,
+    coalesce(hand_labels.gender, 'unmapped') as hand_gender,
+    characters.full_name as inferred_name,
+    hand_labels.name as hand_name,
+    coalesce(characters.gender = hand_labels.gender, false) as gender_agrees,
+    -- names agree when both fold to the same key, or when neither side has a name ('Unspecified' is no name)
+    coalesce(
+        {{ normalize_name_key('characters.full_name') }}
+            = {{ normalize_name_key("nullif(lower(trim(hand_labels.name)), 'unspecified')") }},
+        characters.full_name is null and nullif(lower(trim(hand_labels.name)), 'unspecified') is null
+    ) as name_agrees
+from characters
+inner join hand_labels
+    on characters.story_id = hand_labels.story_id
+    and characters.role = hand_labels.role

@@ -1,0 +1,48 @@
+-- Sexual orientation representation ratios (METHOD.md §6–7) before the q-values: observed share of each
+-- couple type among the typed couples, expected share from the 'couple' rows of seeds/baselines.csv (var
+-- baseline_set), ratio, Wilson bounds (ratio scale: share bounds / p*) and the Altman–Bland p-value.
+
+with couple_counts as (
+
+    select * from {{ ref('int_couples_counted') }}
+
+),
+
+baselines as (
+
+    select group_code, cast(expected_pct as double) / 100.0 as expected_share
+    from {{ ref('baselines') }}
+    where baseline_set = '{{ var("baseline_set") }}' and dimension = 'couple'
+
+),
+
+with_shares as (
+
+    select
+        couple_counts.model,
+        couple_counts.couple_type,
+        couple_counts.numerator,
+        couple_counts.denominator,
+        baselines.expected_share,
+        case when couple_counts.denominator > 0
+            then cast(couple_counts.numerator as double) / cast(couple_counts.denominator as double)
+        end as observed_share,
+        {{ wilson_lower('couple_counts.numerator', 'couple_counts.denominator') }} as share_ci_lower,
+        {{ wilson_upper('couple_counts.numerator', 'couple_counts.denominator') }} as share_ci_upper
+    from couple_counts
+    left join baselines on baselines.group_code = couple_counts.couple_type
+
+)
+
+select
+    model,
+    couple_type,
+    cast(numerator as double) as numerator,
+    cast(denominator as bigint) as denominator,
+    cast(observed_share as double) as observed_share,
+    cast(expected_share as double) as expected_share,
+    {{ representation_ratio_columns('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }},
+    cast({{ altman_bland_p_value('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }} as double)
+        as p_value,
+    cast('{{ var("baseline_set") }}' as string) as baseline_set
+from with_shares

@@ -1,0 +1,75 @@
+-- Representation ratio per group (METHOD.md §6–7) before the family-wise q-values: observed share p = N / D,
+-- expected share p* from seeds/baselines.csv (var baseline_set; percent -> fraction; race x gender:
+-- p*_race * p*_gender), R = p / p*, Wilson share bounds and their ratio-scale images (bounds / p*), and the
+-- Altman–Bland p-value of p against p* on the share scale. Null shares where D = 0, null ratios where no p*.
+
+with group_counts as (
+
+    select * from {{ ref('int_groups_counted') }}
+
+),
+
+baselines as (
+
+    select
+        dimension,
+        group_code,
+        cast(expected_pct as double) / 100.0 as expected_share
+    from {{ ref('baselines') }}
+    where baseline_set = '{{ var("baseline_set") }}'
+
+),
+
+with_expected as (
+
+    select
+        group_counts.model,
+        group_counts.domain,
+        group_counts.condition,
+        group_counts.race,
+        group_counts.gender,
+        group_counts.numerator,
+        group_counts.denominator,
+        case
+            when group_counts.race is not null and group_counts.gender is not null
+                then race_baseline.expected_share * gender_baseline.expected_share
+            when group_counts.race is not null then race_baseline.expected_share
+            else gender_baseline.expected_share
+        end as expected_share
+    from group_counts
+    left join baselines as race_baseline
+        on race_baseline.dimension = 'race' and race_baseline.group_code = group_counts.race
+    left join baselines as gender_baseline
+        on gender_baseline.dimension = 'gender' and gender_baseline.group_code = group_counts.gender
+
+),
+
+with_shares as (
+
+    select
+        *,
+        case when denominator > 0 then cast(numerator as double) / cast(denominator as double) end
+            as observed_share,
+        {{ wilson_lower('numerator', 'denominator') }} as share_ci_lower,
+        {{ wilson_upper('numerator', 'denominator') }} as share_ci_upper
+    from with_expected
+
+)
+
+select
+    model,
+    domain,
+    condition,
+    race,
+    gender,
+    cast(numerator as double) as numerator,
+    cast(denominator as bigint) as denominator,
+    cast(observed_share as double) as observed_share,
+    cast(expected_share as double) as expected_share,
+    {{ representation_ratio_columns('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }},
+    cast(share_ci_lower as double) as share_ci_lower,
+    cast(share_ci_upper as double) as share_ci_upper,
+    cast({{ altman_bland_p_value('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }} as double)
+        as p_value,
+    cast('{{ var("baseline_set") }}' as string) as baseline_set
+from with_shares

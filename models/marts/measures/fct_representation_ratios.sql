@@ -1,0 +1,58 @@
+-- Omission (METHOD.md §6): representation ratios with Wilson intervals, Altman–Bland p-values and
+-- Benjamini–Hochberg q-values. BH family = every row of this mart for one model (and the one baseline_set of
+-- the build) whose race is reported: gender rows, race rows and race x gender rows of all domains and
+-- conditions together; rows of unreported races (multiracial) keep their p-value and get a null q-value.
+
+with representation as (
+
+    select * from {{ ref('int_representation_ratios_computed') }}
+
+),
+
+family_members as (
+
+    select
+        *,
+        case when race is null or race not in {{ sql_in_list(unreported_race_codes()) }} then p_value end
+            as family_p_value
+    from representation
+
+),
+
+ranked as (
+
+    select
+        *,
+        {{ bh_rank_columns('family_p_value', ['model', 'baseline_set']) }}
+    from family_members
+
+),
+
+with_q_values as (
+
+    select
+        *,
+        {{ bh_q_value('family_p_value', ['model', 'baseline_set']) }} as q_value
+    from ranked
+
+)
+
+select
+    model,
+    domain,
+    condition,
+    race,
+    gender,
+    numerator,
+    denominator,
+    observed_share,
+    expected_share,
+    representation_ratio,
+    ci_lower,
+    ci_upper,
+    share_ci_lower,
+    share_ci_upper,
+    p_value,
+    cast(q_value as double) as q_value,
+    baseline_set
+from with_q_values

@@ -1,0 +1,42 @@
+-- Sexual orientation (METHOD.md §6): how often each couple type appears in romantic Love stories against its
+-- population share, with Wilson intervals, Altman–Bland p-values and Benjamini–Hochberg q-values.
+-- BH family = the six couple types of one model (and the build's baseline_set).
+
+with orientation as (
+
+    select * from {{ ref('int_orientation_ratios_computed') }}
+
+),
+
+ranked as (
+
+    select
+        *,
+        {{ bh_rank_columns('p_value', ['model', 'baseline_set']) }}
+    from orientation
+
+),
+
+with_q_values as (
+
+    select
+        *,
+        {{ bh_q_value('p_value', ['model', 'baseline_set']) }} as q_value
+    from ranked
+
+)
+
+select
+    model,
+    couple_type,
+    numerator,
+    denominator,
+    observed_share,
+    expected_share,
+    representation_ratio,
+    ci_lower,
+    ci_upper,
+    p_value,
+    cast(q_value as double) as q_value,
+    baseline_set
+from with_q_values

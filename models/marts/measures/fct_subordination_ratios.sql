@@ -1,0 +1,56 @@
+-- Subordination (METHOD.md §6): how much more likely a group is among subordinated than among dominant
+-- characters of power-laden stories, with the epsilon zero-count rule, Katz log intervals, Altman–Bland
+-- p-values and Benjamini–Hochberg q-values. BH family = every row of this mart for one model whose race is
+-- reported (race, race x gender and gender rows of all domains together); unreported races (multiracial)
+-- keep their p-value and get a null q-value.
+
+with subordination as (
+
+    select * from {{ ref('int_subordination_ratios_computed') }}
+
+),
+
+family_members as (
+
+    select
+        *,
+        case when race is null or race not in {{ sql_in_list(unreported_race_codes()) }} then p_value end
+            as family_p_value
+    from subordination
+
+),
+
+ranked as (
+
+    select
+        *,
+        {{ bh_rank_columns('family_p_value', ['model']) }}
+    from family_members
+
+),
+
+with_q_values as (
+
+    select
+        *,
+        {{ bh_q_value('family_p_value', ['model']) }} as q_value
+    from ranked
+
+)
+
+select
+    model,
+    domain,
+    race,
+    gender,
+    subordinate_numerator,
+    subordinate_denominator,
+    dominant_numerator,
+    dominant_denominator,
+    epsilon,
+    subordination_ratio,
+    ci_lower,
+    ci_upper,
+    p_value,
+    cast(q_value as double) as q_value
+from with_q_values
