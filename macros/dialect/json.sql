@@ -81,8 +81,17 @@
 
 {#- Spark versions, on the VARIANT type (parse once, read by path). Values travel as JSON text, as on DuckDB, so
     json_type_at works on a whole response and on a value read from its map alike. The type names are DuckDB's. -#}
+{#- Spark's parse_json reads the first JSON value and ignores what follows ('{...} and {...}' parses), DuckDB's
+    json_valid wants the whole text to be one value. Wrapped as '{"v":' || x || '}' the parser must see the end of
+    x followed by '}', and exactly one key rules out 'x' = '1, "w": 2'; wrapped as '[' || x || ']' it must see
+    ']' there, which rules out 'x' = '1} trailing {'. Both hold only when x is exactly one value. -#}
 {% macro spark__json_is_valid(text_expr) -%}
-    coalesce(try_parse_json({{ text_expr }}) is not null, false)
+    coalesce(
+        try_parse_json({{ text_expr }}) is not null
+        and size(json_object_keys('{"v":' || {{ text_expr }} || '}')) = 1
+        and try_parse_json('{"v":' || {{ text_expr }} || '}') is not null
+        and try_parse_json('[' || {{ text_expr }} || ']') is not null,
+        false)
 {%- endmacro %}
 
 {% macro spark_variant_type_name(variant_expr) -%}
