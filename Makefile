@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system-deps demo test lint bench clean
+.PHONY: setup system-deps demo test lint sqllint sqlfix bench clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,10 +27,24 @@ system-deps:
 
 test: setup system-deps
 	$(BIN)/ruff check ingest tests bench
+	$(MAKE) sqllint
 	$(BIN)/python -m pytest
+
+# sqlfluff with the dbt templater compiles the project; it gets a scratch DuckDB file so that it never opens the
+# warehouse. `make sqlfix` applies the fixable rules (run it after merging SQL changes).
+SQLFLUFF_DB := $(CURDIR)/target/sqlfluff.duckdb
+
+sqllint: setup
+	@mkdir -p target
+	LFH_DB=$(SQLFLUFF_DB) $(BIN)/sqlfluff lint models
+
+sqlfix: setup
+	@mkdir -p target
+	LFH_DB=$(SQLFLUFF_DB) $(BIN)/sqlfluff fix models
 
 lint: setup
 	$(BIN)/ruff check ingest tests bench
+	$(MAKE) sqllint
 
 bench: setup
 	$(BIN)/python -m bench

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner, Result
 
-from lfh.landing.ingest import ingest
+from lfh.cli.ingest import ingest
 
 
 def catalog_queries() -> list[str]:

@@ -16,6 +16,10 @@ CENSUS_NAMES = {
     "asian": ["Priya", "Wei", "Minh", "Hiroshi", "Mei", "Anh", "Rahul", "Jisoo"],
     "aian": ["Nizhoni", "Kiona", "Aiyana", "Takoda", "Dyani", "Chayton"],
 }
+# percent of each census name's bearers who are female (made up, but on the right side of 50 for each name)
+PCT_FEMALE = {name: 98.0 for name in ("Emily", "Sarah", "Hannah", "Megan", "Latoya", "Imani", "Ebony", "Aaliyah",
+                                      "Maria", "Guadalupe", "Lucia", "Ximena", "Priya", "Mei", "Jisoo", "Nizhoni",
+                                      "Kiona", "Aiyana", "Dyani", "Malia")} | {"Anh": 61.0}
 WIKIPEDIA_NAMES = {
     "mena": ["Ahmed", "Fatima", "Omar", "Layla", "Yusuf", "Mehmet"],
     "nhpi": ["Sione", "Malia", "Tevita", "Leilani", "Kalani", "Mele"],
@@ -35,7 +39,7 @@ def _census_rows() -> list[tuple]:
     # a MENA and an NH/PI name also in the census table: a name can carry weights from both tables
     rows.append(("Omar", 8_000, 40.0, 20.0, 10.0, 10.0, 5.0, 15.0, "test fixture", "2020"))
     rows.append(("Malia", 3_000, 30.0, 10.0, 20.0, 20.0, 5.0, 15.0, "test fixture", "2020"))
-    return rows
+    return [(*row, PCT_FEMALE.get(row[0], 1.5), 100.0 - PCT_FEMALE.get(row[0], 1.5)) for row in rows]
 
 
 def _wikipedia_rows() -> list[tuple]:
@@ -61,8 +65,8 @@ def write_test_lexicon(db_path: Path) -> None:
         connection.execute(
             "create or replace table raw.census_first_names (first_name varchar, n_total bigint, pct_white double,"
             " pct_black double, pct_latine double, pct_asian double, pct_aian double, pct_multiracial double,"
-            " source varchar, vintage varchar)")
-        connection.executemany("insert into raw.census_first_names values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " source varchar, vintage varchar, pct_female double, pct_male double)")
+        connection.executemany("insert into raw.census_first_names values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                _census_rows())
         connection.execute(
             "create or replace table raw.wikipedia_first_names (first_name varchar, n_bearers bigint,"

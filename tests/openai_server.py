@@ -1,7 +1,8 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 for offline tests and benchmarks.
 
 Speaks POST /v1/chat/completions, POST /v1/files, GET /v1/files/{id}[/content], POST /v1/batches,
-GET /v1/batches/{id}. Faults are injected by probability (seeded) or by a script consumed in order:
+GET /v1/batches (newest first, `limit`/`after` pages), GET /v1/batches/{id}. Faults are injected by probability
+(seeded) or by a script consumed in order:
 latency, 429 with Retry-After, 500, dropped connections, malformed or truncated JSON content, and label
 answers naming people who are not in the story. Behaviour can change at run time through POST /_control, so a
 test can drive a server that an `lfh` subprocess talks to.
@@ -48,6 +49,9 @@ class Behaviour:
     record: bool = True
     expected_key: str | None = None
     batch_polls_before_done: int = 1
+    # seconds between creating a batch and answering the create call (a kill in between leaves a batch the
+    # client never heard of, as with a real provider under load)
+    batch_create_delay: float = 0.0
     honour_n: bool = True
 
 
@@ -302,6 +306,8 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                     self._send(200, None, raw=entry["content"])
                 else:
                     self._send(200, _file_object(parts[2], entry))
+            elif parts == ["v1", "batches"]:
+                self._list_batches()
             elif parts[:2] == ["v1", "batches"] and len(parts) == 3 and parts[2] in server.batches:
                 batch = server.batches[parts[2]]
                 with server.lock:
@@ -349,6 +355,18 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             server.record({"path": "/v1/files", "file_id": file_id})
             self._send(200, _file_object(file_id, server.files[file_id]))
 
+        def _list_batches(self) -> None:
+            query = dict(item.split("=", 1) for item in self.path.partition("?")[2].split("&") if "=" in item)
+            newest_first = list(reversed(server.batches.values()))
+            if query.get("after") in server.batches:
+                ids = [batch["id"] for batch in newest_first]
+                newest_first = newest_first[ids.index(query["after"]) + 1:]
+            limit = int(query.get("limit", 20))
+            page = newest_first[:limit]
+            self._send(200, {"object": "list", "data": page, "has_more": len(newest_first) > limit,
+                             "first_id": page[0]["id"] if page else None,
+                             "last_id": page[-1]["id"] if page else None})
+
         def _create_batch(self, body: dict[str, Any]) -> None:
             if body.get("input_file_id") not in server.files:
                 self._error(400, "unknown input_file_id")
@@ -357,9 +375,13 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             batch = {"id": batch_id, "object": "batch", "endpoint": body.get("endpoint", "/v1/chat/completions"),
                      "input_file_id": body["input_file_id"], "completion_window": body.get("completion_window", "24h"),
                      "status": "validating", "created_at": int(time.time()), "output_file_id": None,
-                     "error_file_id": None, "request_counts": {"total": 0, "completed": 0, "failed": 0}}
-            server.batches[batch_id] = batch
+                     "error_file_id": None, "request_counts": {"total": 0, "completed": 0, "failed": 0},
+                     "metadata": body.get("metadata")}
+            with server.lock:
+                server.batches[batch_id] = batch
             server.record({"path": "/v1/batches", "batch_id": batch_id})
+            if server.behaviour.batch_create_delay:
+                time.sleep(server.behaviour.batch_create_delay)
             self._send(200, batch)
 
     return Handler

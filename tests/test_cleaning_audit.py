@@ -1,9 +1,11 @@
-"""The cleaning against the study's hand labels: audit_dev.xlsx ingested and built, gender accuracy per role
-category and role (characters with a hand label) read from fct_labeler_agreement, compared with the figures the
-issue gives for METHOD.md's rules. Skips where ../shared is absent."""
+"""The cleaning against the study's hand labels: audit_dev.xlsx ingested and built twice, with gender_rule=study
+(METHOD.md §4.4: the accuracy per role category and role the issue gives, from fct_labeler_agreement) and with
+the default refined rule (per-class precision, recall and F1 from fct_labeler_class_metrics, the figures of
+docs/GENDER_RULE.md, so a change of the rule or of what feeds it shows). Skips where ../shared is absent."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -24,20 +26,94 @@ EXPECTED_ACCURACY = {
     ("love", "object"): (461, 0.716),
 }
 TOLERANCE = 0.005
+BUILT = ["build", "--select", "+fct_labeler_agreement", "+fct_labeler_class_metrics", "+fct_labeler_couples",
+         "+dim_stories", "+fct_characters"]
+
+# class -> (predicted, hand-labeled, true positives) over all 1,741 hand-labeled characters (docs/GENDER_RULE.md)
+REFINED_COUNTS = {
+    "female": (540, 589, 525),
+    "male": (516, 583, 495),
+    "nonbinary": (12, 28, 10),
+    "unspecified": (666, 541, 515),
+}
+STUDY_COUNTS = {
+    "female": (499, 589, 490),
+    "male": (456, 583, 443),
+    "nonbinary": (112, 28, 23),
+    "unspecified": (651, 541, 441),
+}
+REFINED_MACRO_F1 = 0.796
+STUDY_MACRO_F1 = 0.705
 
 
 @pytest.fixture(scope="module")
 def audit_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One ingest and build for the module (the `shared_data` / `warehouse` fixtures are per test)."""
+    """One ingest and build with gender_rule=study for the module (the `warehouse` fixtures are per test)."""
     workbook = SHARED_DATA / "audit_dev.xlsx"
     if not workbook.is_file():
         pytest.skip(f"{workbook} not present")
     warehouse = tmp_path_factory.mktemp("audit") / "lfh.duckdb"
     result = CliRunner().invoke(main, ["ingest", str(workbook)], env={"LFH_DB": str(warehouse)})
     assert result.exit_code == 0, result.output
-    run_dbt(["build", "--select", "+fct_labeler_agreement", "+dim_stories", "+fct_characters"],
+    run_dbt(BUILT, db_path=warehouse, dbt_vars={"gender_rule": "study"}, capture=True)
+    return warehouse
+
+
+@pytest.fixture(scope="module")
+def refined_warehouse(audit_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same landed audit, the genders and everything after them rebuilt with the default (refined) rule."""
+    warehouse = tmp_path_factory.mktemp("audit_refined") / "lfh.duckdb"
+    shutil.copyfile(audit_warehouse, warehouse)
+    run_dbt(["build", "--select", "int_characters_gendered+,+fct_labeler_class_metrics",
+             "int_characters_gendered+,+fct_labeler_couples", "int_characters_gendered+,+fct_characters"],
             db_path=warehouse, capture=True)
     return warehouse
+
+
+def _class_metrics(warehouse: Path) -> dict[str, tuple]:
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        rows = connection.execute(
+            "select class, predicted, hand_labeled, true_positives, class_precision, class_recall, f1, gender_rule "
+            "from marts.fct_labeler_class_metrics where model = 'All' and domain = 'all' and role = 'all'"
+        ).fetchall()
+    return {row[0]: row[1:] for row in rows}
+
+
+def _hand_f1(predicted: int, hand_labeled: int, true_positives: int) -> float:
+    precision, recall = true_positives / predicted, true_positives / hand_labeled
+    return 2 * precision * recall / (precision + recall)
+
+
+@pytest.mark.parametrize("rule, counts, macro_f1", [
+    ("study", STUDY_COUNTS, STUDY_MACRO_F1), ("refined", REFINED_COUNTS, REFINED_MACRO_F1)])
+def test_per_class_figures_of_each_gender_rule(audit_warehouse: Path, refined_warehouse: Path, rule: str,
+                                               counts: dict, macro_f1: float) -> None:
+    metrics = _class_metrics(audit_warehouse if rule == "study" else refined_warehouse)
+    for class_, (predicted, hand_labeled, true_positives) in counts.items():
+        got_predicted, got_hand, got_tp, precision, recall, f1, built_rule = metrics[class_]
+        assert built_rule == rule
+        assert (got_predicted, got_hand, got_tp) == (predicted, hand_labeled, true_positives), (
+            f"{rule} {class_}: (predicted, hand-labeled, right) = {(got_predicted, got_hand, got_tp)}, "
+            f"expected {(predicted, hand_labeled, true_positives)}")
+        assert precision == pytest.approx(true_positives / predicted)
+        assert recall == pytest.approx(true_positives / hand_labeled)
+        assert f1 == pytest.approx(_hand_f1(predicted, hand_labeled, true_positives))
+    expected_macro = sum(_hand_f1(*counts[class_]) for class_ in counts) / len(counts)
+    assert expected_macro == pytest.approx(macro_f1, abs=0.0005)
+    assert metrics["macro"][5] == pytest.approx(expected_macro)
+
+
+def test_refined_rule_restores_the_romantic_couples(audit_warehouse: Path, refined_warehouse: Path) -> None:
+    """The hand labels' Female-Male share of romantic couples (84 of 89), the study rule's 0.774, the refined 0.958."""
+    query = ("select hand_couples, hand_total, inferred_couples, inferred_total from marts.fct_labeler_couples "
+             "where model = 'All' and couple_type = 'female_male'")
+    with duckdb.connect(str(audit_warehouse), read_only=True) as connection:
+        study = connection.execute(query).fetchone()
+    with duckdb.connect(str(refined_warehouse), read_only=True) as connection:
+        refined = connection.execute(query).fetchone()
+    assert study[:2] == refined[:2] == (84, 89)
+    assert study[2] / study[3] == pytest.approx(0.774, abs=0.0005)
+    assert refined[2:] == (68, 71)
 
 
 def test_gender_accuracy_matches_the_method_figures(audit_warehouse: Path) -> None:

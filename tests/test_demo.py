@@ -4,6 +4,7 @@ report, publishes when `lfh publish` exists, and the three SQL queries it prints
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -37,12 +38,19 @@ def test_demo_says_the_data_are_simulated_and_where_to_look(demo_run: tuple[Path
     assert str(root / "reports" / "index.html") in output
     assert (root / "reports" / "index.html").stat().st_size > 50_000
     assert (root / "landing" / ".planted_truth.json").is_file()
+    assert (root / "landing" / "SIMULATED.txt").is_file()  # `lfh ingest` skips the folder unless --simulated
+    # the standalone figures carry the mark too, not only the page's banner
+    assert "SIMULATED DATA" in (root / "reports" / "figures" / "omission-race.svg").read_text(encoding="utf-8")
 
 
 def test_demo_publishes_when_publish_exists(demo_run: tuple[Path, str]) -> None:
     root, output = demo_run
     assert "published" in output
     assert any((root / "warehouse" / "published").rglob("marts.duckdb"))
+    manifest = json.loads((root / "warehouse" / "published" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["simulated"] is True and manifest["simulated_stories"] > 0
+    with duckdb.connect(str(root / "warehouse" / "published" / "marts.duckdb"), read_only=True) as copy:
+        assert copy.execute("select bool_and(is_simulated) from marts.dim_stories").fetchone() == (True,)
 
 
 def test_the_three_example_queries_run(demo_run: tuple[Path, str]) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 
-import click
 import polars as pl
 import pytest
 from click.testing import CliRunner
 
 from lfh.cli import main
+from lfh.errors import InputError
 from lfh.llm.finetune import finetune_examples
 from lfh.llm.prompts import label_keys
 
@@ -42,12 +42,12 @@ def test_rows_become_request_and_correct_json():
 
 def test_bad_reference_cell_names_file_row_and_column():
     rows = {**ROWS, "Correct Object References": [None, "['he', "]}
-    with pytest.raises(click.ClickException, match=r"fixture.xlsx: row 3: Correct Object References"):
+    with pytest.raises(InputError, match=r"fixture.xlsx: row 3: Correct Object References"):
         finetune_examples(pl.DataFrame(rows), "fixture.xlsx")
 
 
 def test_missing_column_is_named():
-    with pytest.raises(click.ClickException, match="Correct Subject Name"):
+    with pytest.raises(InputError, match="Correct Subject Name"):
         finetune_examples(pl.DataFrame(ROWS).drop("Correct Subject Name"), "fixture.xlsx")
 
 

@@ -10,7 +10,8 @@ import duckdb
 from click.testing import CliRunner
 from fixtures_ingest import label_records, story_records, write_jsonl
 
-from lfh.landing.ingest import ingest, ingest_paths
+from lfh.cli.ingest import ingest
+from lfh.landing.ingest import ingest_paths
 from lfh.landing.parquet_sink import ParquetSink
 
 TABLE_COLUMNS = "select * exclude (source_file, loaded_at, load_id) from {relation} order by all"
@@ -70,7 +71,8 @@ def test_same_rows_as_the_warehouse_and_nothing_twice(tmp_path: Path, warehouse:
 def test_a_killed_load_leaves_nothing_and_lands_again(tmp_path: Path) -> None:
     story_file, _ = _corpus(tmp_path)
     parquet_dir = tmp_path / "raw_parquet"
-    ingest_paths([story_file], parquet_dir=parquet_dir)
+    with ParquetSink(parquet_dir) as sink:
+        ingest_paths([story_file], sink=sink)
     # what a run killed before its commit leaves: a part without its load_log part, and a temporary file
     orphan = parquet_dir / "stories" / "deadbeef-00000.parquet"
     (parquet_dir / "stories" / next((parquet_dir / "stories").glob("*.parquet")).name).rename(orphan)
@@ -80,6 +82,7 @@ def test_a_killed_load_leaves_nothing_and_lands_again(tmp_path: Path) -> None:
     with ParquetSink(parquet_dir):
         pass
     assert not orphan.exists() and not list((parquet_dir / "stories").glob(".*"))
-    results, _ = ingest_paths([story_file], parquet_dir=parquet_dir)
+    with ParquetSink(parquet_dir) as sink:
+        results, _ = ingest_paths([story_file], sink=sink)
     assert results[0].counts.stories == 6
     assert len(_landed(parquet_dir, "stories")) == 6

@@ -39,10 +39,10 @@ def test_an_unchanged_file_is_skipped_without_reading_it(tmp_path: Path, warehou
     def no_reading(*_: object) -> None:
         raise AssertionError("an unchanged file was read again")
 
-    reading = ingest_file.read_batch
-    monkeypatch.setattr(ingest_file, "read_batch", no_reading)
+    reading = ingest_file.open_records
+    monkeypatch.setattr(ingest_file, "open_records", no_reading)
     result = run_ingest(path)
-    monkeypatch.setattr(ingest_file, "read_batch", reading)  # not monkeypatch.undo(): that would drop LFH_DB too
+    monkeypatch.setattr(ingest_file, "open_records", reading)  # not monkeypatch.undo(): that would drop LFH_DB too
     again = run_ingest(other)
 
     assert result.exit_code == 0, result.output
@@ -129,12 +129,12 @@ def test_an_error_inside_the_transaction_rolls_the_whole_file_back(tmp_path: Pat
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     import duckdb
 
-    from lfh.landing import lander
+    from lfh.landing import duckdb_sink
 
     def failing_log(*_: object) -> None:
         raise duckdb.ConstraintException("simulated failure after the inserts")
 
-    monkeypatch.setattr(lander, "_record_load", failing_log)
+    monkeypatch.setattr(duckdb_sink, "_pause_for_crash_test", failing_log)  # after every insert, before COMMIT
     result = run_ingest(write_jsonl(tmp_path / "s.jsonl", story_records(5)))
 
     assert result.exit_code != 0

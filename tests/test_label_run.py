@@ -153,8 +153,12 @@ def test_gives_up_after_max_tries_records_the_failure_and_a_rerun_completes(
     models.write_text(models.read_text().replace('[models.lab]\nmodel = "fake-lab"\nconcurrency = 8',
                                                  '[models.lab]\nmodel = "fake-lab"\nconcurrency = 1'))
     result = label(models, landing)
-    assert result.exit_code == 0, result.output
-    failures = read(tmp_path / "llm_runs" / "label-method-v1-lab.failures.jsonl")
+    # a request that failed for good fails the command, after everything that succeeded is written
+    assert result.exit_code != 0, result.output
+    assert "1 of 3 requests failed for good" in result.output and "running the same command again" in result.output
+    failure_log = tmp_path / "llm_runs" / "label-method-v1-lab.failures.jsonl"
+    assert str(failure_log) in result.output.replace("\n", "")
+    failures = read(failure_log)
     assert len(failures) == 1
     assert failures[0]["key"].startswith("s00000/") and "gave up after 3 tries" in failures[0]["error"]
     assert "HTTP 500" in failures[0]["error"]
@@ -162,6 +166,19 @@ def test_gives_up_after_max_tries_records_the_failure_and_a_rerun_completes(
     assert label(models, landing).exit_code == 0
     assert sorted(r["story_id"] for r in read(landing / "labels" / "label-lab-method-v1.jsonl")) == [
         "s00000", "s00001", "s00002"]
+    assert read(failure_log) == []  # the log shows what is failing now: the retried request succeeded
+
+
+def test_failure_log_keeps_what_still_fails_once(tmp_path: Path, models: Path, server: FakeOpenAI):
+    landing = tmp_path / "landing"
+    write_stories(landing / "stories" / "a.jsonl", 2)
+    models.write_text(models.read_text().replace('[models.lab]\nmodel = "fake-lab"\nconcurrency = 8',
+                                                 '[models.lab]\nmodel = "fake-lab"\nconcurrency = 1'))
+    failure_log = tmp_path / "llm_runs" / "label-method-v1-lab.failures.jsonl"
+    for _run in range(2):  # the first story fails in both runs; it is listed once, with the latest error
+        server.update(script=["500", "500", "500"])
+        assert label(models, landing).exit_code != 0
+        assert [record["key"] for record in read(failure_log)] == ["s00000/0/1"]
 
 
 def test_json_mode_sends_response_format_under_its_own_prompt_version(

@@ -37,11 +37,11 @@ def test_columns_are_mapped_and_aggregate_row_dropped() -> None:
     table = read_census_first_names(census_parquet(), "c.parquet")
     assert table.dropped_aggregate_rows == 1 and not table.scaled_from_fraction and table.suppressed_cells == 0
     assert table.frame.columns == ["first_name", "n_total", "pct_white", "pct_black", "pct_latine", "pct_asian",
-                                   "pct_aian", "pct_multiracial", "source_row"]
+                                   "pct_aian", "pct_multiracial", "pct_female", "pct_male", "source_row"]
     maria = table.frame.filter(pl.col("first_name") == "MARIA").row(0, named=True)
     assert maria == {"first_name": "MARIA", "n_total": 1500, "pct_white": 14.0, "pct_black": 1.0,
                      "pct_latine": 81.0, "pct_asian": 3.0, "pct_aian": 0.5, "pct_multiracial": 0.5,
-                     "source_row": 2}
+                     "pct_female": 99.0, "pct_male": 1.0, "source_row": 2}
 
 
 def test_fractions_are_scaled_to_percent() -> None:
@@ -53,6 +53,7 @@ def test_fractions_are_scaled_to_percent() -> None:
     assert table.scaled_from_fraction
     john = table.frame.filter(pl.col("first_name") == "JOHN").row(0, named=True)
     assert john["pct_white"] == pytest.approx(80.0) and john["pct_latine"] == pytest.approx(8.0)
+    assert john["pct_male"] == pytest.approx(99.0)  # given in percent: left as it is
 
 
 def test_suppressed_cells_become_null_and_are_counted() -> None:

@@ -25,6 +25,7 @@ from test_measures_reference import (
     subordination_ratios,
     top_names,
 )
+from test_occupation_reference import occupation_ratios, read_occupations, read_workforce
 
 from lfh.cli import main
 from lfh.paths import project_root
@@ -87,6 +88,8 @@ def check_measure_marts(connection: duckdb.DuckDBPyConnection, seeds: Path,
          lambda: median_racialized_subordination(characters)),
         ("fct_top_names", ("race", "gender", "first_name", "domain", "condition"), lambda: top_names(characters)),
         ("fct_name_coverage", ("model", "domain", "condition"), lambda: name_coverage(characters)),
+        ("fct_occupation_representation_ratios", ("model", "occupation", "condition", "race", "gender"),
+         lambda: occupation_ratios(characters, read_occupations(seeds), read_workforce(seeds))),
     ]
     problems: list[str] = []
     for table, grain, reference in checks:
@@ -162,3 +165,20 @@ def test_epsilon_rows_present(measures_warehouse: duckdb.DuckDBPyConnection) -> 
         "select count(*) filter (where epsilon = 1 and subordinate_numerator = 0 and dominant_numerator = 0),"
         " count(*) filter (where epsilon > 0 and epsilon < 1) from marts.fct_subordination_ratios").fetchone()
     assert kinds[0] > 0 and kinds[1] > 0
+
+
+@pytest.mark.slow
+def test_without_hand_labels_nothing_is_corrected(measures_warehouse: duckdb.DuckDBPyConnection) -> None:
+    """No hand labels in the fixture corpus: the correction models are empty and every corrected_* column is null
+    (the other columns are checked against the reference above, unchanged)."""
+    columns = ("hand_labeled_n", "corrected_share", "corrected_share_ci_lower", "corrected_share_ci_upper",
+               "corrected_ratio", "corrected_ci_lower", "corrected_ci_upper", "correction_source")
+    for mart in ("fct_representation_ratios", "fct_sexual_orientation_ratios"):
+        rows, non_null = measures_warehouse.execute(
+            f"select count(*), {' + '.join(f'count({column})' for column in columns)} from marts.{mart}").fetchone()
+        assert rows > 0 and non_null == 0, mart
+    for model in ("int_characters_hand_paired", "int_gender_shares_corrected", "int_couple_shares_corrected"):
+        count = measures_warehouse.execute(
+            f"select count(*) filter (where {'is_hand_labeled' if model.endswith('paired') else 'true'}) "
+            f"from intermediate.{model}").fetchone()[0]
+        assert count == 0, model

@@ -106,6 +106,7 @@ def test_manifest_describes_marts_and_their_provenance(published: tuple[Path, Pa
     assert manifest["dbt"]["target_dir"] == str(target)
     assert manifest["dbt"]["vars"]["vote_threshold"] == 0.5  # from dbt_project.yml
     assert manifest["source_database"] == str(warehouse.resolve())
+    assert manifest["simulated"] is False and manifest["simulated_stories"] == 0
     # the baseline set is read from the data; its sources from the seed, other sets left out
     assert manifest["baseline_sets"] == [{"name": "census_2022", "sources": [
         {"source": "US Census QuickFacts", "vintage": "2022-07-01", "rows": 2}]}]
@@ -286,3 +287,17 @@ def test_cli_publishes_beside_the_warehouse_by_default(warehouse: Path, tmp_path
                                           env={"LFH_PG_PASSWORD": ""})
     assert missing_password.exit_code != 0
     assert "LFH_PG_PASSWORD" in missing_password.output
+
+
+def test_root_is_told_the_file_mode_does_not_protect_the_copy(warehouse: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mode 0444 does not stop root from a read-write open (which locks readers out): publish says so, and where
+    to go for shared use."""
+    make_build_warehouse(warehouse)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    as_root = CliRunner().invoke(main, ["publish", "--target-dir", str(tmp_path / "target")])
+    assert as_root.exit_code == 0, as_root.output
+    assert "running as root" in as_root.output and "lfh serve" in as_root.output
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    as_user = CliRunner().invoke(main, ["publish", "--target-dir", str(tmp_path / "target")])
+    assert as_user.exit_code == 0 and "running as root" not in as_user.output

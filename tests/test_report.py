@@ -16,15 +16,17 @@ from fixtures_simulate import write_test_lexicon
 from PIL import Image, ImageStat
 
 from lfh.build.dbt import run_dbt
+from lfh.cli.report import report
 from lfh.landing.ingest import ingest_paths
-from lfh.report.write import report, write_report
+from lfh.report.write import write_report
 from lfh.simulate.config import load_config
 from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 CHROMIUM = "/usr/bin/chromium"
-FIGURES_WITH_DATA = ("omission-race", "omission-gender", "omission-race-gender", "couples", "subordination",
-                     "median-racialized", "top-names", "name-coverage")
+FIGURES_WITH_DATA = ("omission-race", "omission-gender", "omission-race-gender", "couples", "occupations",
+                     "subordination", "median-racialized", "top-names", "name-coverage")
+LABELER_FIGURES = ("labeler-agreement", "labeler-confusion", "labeler-couples")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--hide-scrollbars"]
@@ -33,7 +35,17 @@ PROBE = """<script>
 window.addEventListener('load', () => {
   const result = [...document.querySelectorAll('svg.report-figure')].map(svg => {
     const box = svg.getBoundingClientRect();
-    return {id: svg.id, width: box.width, height: box.height, drawn: svg.querySelectorAll('path,use,text').length};
+    const texts = [...svg.querySelectorAll('text')].map(text => [text.textContent, text.getBoundingClientRect()])
+      .filter(([content, rect]) => content.trim() && rect.width > 0);
+    const overlaps = [];
+    texts.forEach(([a, ra], i) => texts.slice(i + 1).forEach(([b, rb]) => {
+      const dx = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const dy = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (dx > 1 && dy > 1) overlaps.push([a, b]);
+    }));
+    return {id: svg.id, width: box.width, height: box.height, drawn: svg.querySelectorAll('path,use,text').length,
+            xticks: [...svg.querySelectorAll('g[id^="xtick"] text')].map(text => text.textContent),
+            overlaps: overlaps};
   });
   const out = document.createElement('pre'); out.id = 'probe'; out.textContent = JSON.stringify(result);
   document.body.appendChild(out);
@@ -78,6 +90,9 @@ def test_report_is_one_self_contained_file(report_dir: Path) -> None:
         assert (report_dir / "figures" / f"{key}.png").stat().st_size > 5_000
         assert (report_dir / "figures" / f"{key}.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
     assert 'id="labeler-agreement"' in page and "No hand labels" in page
+    assert 'id="corrected"' in page and 'id="fig-corrected"' not in page  # no hand labels: nothing corrected
+    for key in ("labeler-confusion", "labeler-couples"):
+        assert f'<section id="{key}">' in page and f'id="fig-{key}"' not in page
 
 
 def test_every_figure_renders_in_headless_chromium(report_dir: Path, tmp_path: Path) -> None:
@@ -93,6 +108,11 @@ def test_every_figure_renders_in_headless_chromium(report_dir: Path, tmp_path: P
         assert figure, f"figure {key} not in the rendered page"
         assert figure["width"] > 200 and figure["height"] > 100, f"figure {key} rendered at {figure}"
         assert figure["drawn"] > 20, f"figure {key} has almost nothing drawn: {figure}"
+        assert len(figure["xticks"]) >= 2, f"figure {key} has no readable x tick labels: {figure['xticks']}"
+        assert figure["overlaps"] == [], f"figure {key}: texts overlap in the browser: {figure['overlaps']}"
+    ratio_ticks = set(laid_out["fig-omission-race"]["xticks"])
+    assert "1" in ratio_ticks and ratio_ticks <= {"0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10",
+                                                  "20", "50", "100"}, ratio_ticks
 
 
 def test_the_report_logs_no_console_message(report_dir: Path, tmp_path: Path) -> None:
@@ -138,10 +158,27 @@ def test_labeler_agreement_figure_with_the_study_audit(shared_data: Path, tmp_pa
     results, _skipped = ingest_paths([shared_data / "audit_dev.xlsx"], db_path)
     assert all(item.error is None for item in results), [item.summary() for item in results]
     run_dbt(["build"], db_path=db_path, capture=True)
-    page = write_report(db_path, tmp_path / "reports").read_text(encoding="utf-8")
-    assert 'id="fig-labeler-agreement"' in page
+    page_path = write_report(db_path, tmp_path / "reports")
+    page = page_path.read_text(encoding="utf-8")
     assert "SIMULATED DATA" not in page
-    assert (tmp_path / "reports" / "figures" / "labeler-agreement.png").is_file()
+    for key in LABELER_FIGURES:
+        assert f'id="fig-{key}"' in page
+        assert (tmp_path / "reports" / "figures" / f"{key}.png").is_file()
+    # the confusion matrix names the rule and its macro-F1; the couples figure both sides' n
+    assert "gender rule: refined" in page and "macro-F1 0.796" in page
+    assert "hand labels (n = 89)" in page
+    probe_page = tmp_path / "probe.html"
+    probe_page.write_text(page.replace("</body>", PROBE), encoding="utf-8")
+    dumped = _chromium(tmp_path / "profile-audit", "--virtual-time-budget=5000", "--dump-dom", probe_page.as_uri())
+    match = re.search(r'<pre id="probe">(.*?)</pre>', dumped.stdout, flags=re.DOTALL)
+    assert match, f"the probe did not run; chromium said:\n{dumped.stderr[-2000:]}"
+    laid_out = {item["id"]: item for item in json.loads(match.group(1).replace("&quot;", '"'))}
+    for key in LABELER_FIGURES:
+        figure = laid_out.get(f"fig-{key}")
+        assert figure and figure["width"] > 200 and figure["height"] > 100 and figure["drawn"] > 20, (key, figure)
+    # the hand labels also correct the measures: uncorrected and corrected ratios side by side
+    assert 'id="fig-corrected"' in page and "prediction-powered inference" in page
+    assert (tmp_path / "reports" / "figures" / "corrected.png").stat().st_size > 5_000
 
 
 def test_report_on_marts_without_rows_says_so_per_section(tmp_path: Path) -> None:
@@ -156,4 +193,35 @@ def test_report_on_marts_without_rows_says_so_per_section(tmp_path: Path) -> Non
     connection.close()
     page = write_report(db_path, tmp_path / "reports").read_text(encoding="utf-8")
     assert 'class="report-figure"' not in page
-    assert page.count('class="empty"') == 9
+    # every section: 9 measures (occupations included), the labeler agreement, confusion and couples
+    assert page.count('class="empty"') == 12
+
+
+def test_occupation_figure_puts_models_against_the_workforce() -> None:
+    """Rows ordered by the workforce's share of women, the athletes (no BLS percentage) last and flagged; one
+    workforce bar per occupation and group that has a BLS share; the legend names the workforce once."""
+    import polars as pl
+
+    from lfh.report.figures import WORKFORCE_LABEL, occupation_workforce
+
+    def row(model: str, occupation: str, race: str | None, share: float, workforce: float | None) -> dict:
+        return {"model": model, "occupation": occupation, "condition": "baseline", "race": race,
+                "gender": None if race else "female", "observed_share": share, "share_ci_lower": share / 2,
+                "share_ci_upper": min(1.0, share * 1.5), "workforce_share": workforce}
+
+    frame = pl.DataFrame([
+        row("M1", "CEO", None, 0.6, 0.292), row("All", "CEO", None, 0.6, 0.292),
+        row("M1", "nurse", None, 0.7, 0.879), row("M1", "nurse", "black", 0.1, 0.145),
+        row("M1", "professional athlete", None, 0.5, None),
+        row("M1", "CEO", "dominant-only", 0.5, 0.1) | {"condition": "dominant"},
+    ])
+    figure = occupation_workforce(frame)
+    female, black = figure.axes[0], figure.axes[1]
+    labels = [label.get_text() for label in female.get_yticklabels()]
+    assert labels == ["nurse", "CEO", "professional athlete\n(no BLS percentages)"]
+    bars = [line for line in female.lines if line.get_label() == WORKFORCE_LABEL]
+    assert sorted(line.get_xdata()[0] for line in bars) == [0.292, 0.879]
+    assert [line.get_xdata()[0] for line in black.lines if line.get_label() == WORKFORCE_LABEL] == [0.145]
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert legend.count(WORKFORCE_LABEL) == 1 and "M1" in legend and "All" in legend
+    assert occupation_workforce(pl.DataFrame()) is None

@@ -254,3 +254,59 @@ def test_serve_without_a_publication_says_what_to_run(tmp_path: Path) -> None:
                                 env={"LFH_PG_PASSWORD": PASSWORD})
     assert result.exit_code != 0
     assert "run `lfh publish` first" in result.output
+
+
+OWNER, OWNER_PASSWORD, OWNED_DATABASE = "lfh_owner", "Owner-pw-19e2", "lfh_owned"  # noqa: S105 (test cluster)
+
+
+@pytest.fixture(scope="module")
+def owner_loaded(cluster: Cluster, publication: Publication) -> str:
+    """The marts loaded by a role that has CREATEROLE and owns its database, and is no superuser (what
+    docs/SERVING.md asks for), with two reader logins, alice and bob."""
+    with psycopg.connect(cluster.admin_conninfo(), autocommit=True) as admin:
+        admin.execute(f"create role {OWNER} login createrole password '{OWNER_PASSWORD}'")
+        admin.execute(f"create database {OWNED_DATABASE} owner {OWNER}")
+    dsn = f"host=127.0.0.1 port={cluster.port} dbname={OWNED_DATABASE} user={OWNER} password={OWNER_PASSWORD}"
+    for reader, password in (("alice", "Alice-pw-1"), ("bob", "Bob-pw-2")):
+        load_marts(publication.serving_db, dsn, reader, password, lock_down_database=False)
+    return dsn
+
+
+def test_a_createrole_database_owner_publishes_without_superuser(cluster: Cluster, owner_loaded: str) -> None:
+    with psycopg.connect(owner_loaded) as owner:
+        assert owner.execute("select rolsuper from pg_roles where rolname = current_user").fetchone() == (False,)
+    for reader, password in (("alice", "Alice-pw-1"), ("bob", "Bob-pw-2")):
+        with reader_connection(cluster, OWNED_DATABASE, reader, password) as connection:
+            assert connection.execute("select count(*) from marts.dim_stories").fetchone() == (3,)
+
+
+def test_a_reader_cannot_change_the_shared_group_or_another_reader(cluster: Cluster, owner_loaded: str) -> None:
+    """PostgreSQL lets any login role change its own password and session defaults; each person has a login
+    of their own, so that reaches nobody else, and the shared group cannot log in or be changed by a reader."""
+    others = ["alter role bob password 'taken-over'", "alter role bob set default_transaction_read_only = off",
+              "alter role lfh_readers login", "alter role lfh_readers set default_transaction_read_only = off",
+              "alter role alice createrole", "alter role alice createdb",
+              "grant lfh_readers to alice with admin option", "create role intruder login password 'x'"]
+    with reader_connection(cluster, OWNED_DATABASE, "alice", "Alice-pw-1") as alice:
+        alice.execute("set default_transaction_read_only = off")  # as an attacker would, first
+        alice.commit()
+        for statement in others:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                alice.execute(statement)
+            alice.rollback()
+    with pytest.raises(psycopg.OperationalError):  # the group holding the grants is not a login
+        reader_connection(cluster, OWNED_DATABASE, "lfh_readers", "anything").close()
+    with reader_connection(cluster, OWNED_DATABASE, "bob", "Bob-pw-2") as bob:  # untouched by alice's attempts
+        assert bob.execute("show default_transaction_read_only").fetchone() == ("on",)
+        assert bob.execute("select count(*) from marts.dim_stories").fetchone() == (3,)
+
+
+def test_the_readers_group_owns_nothing_and_holds_only_select(cluster: Cluster, owner_loaded: str) -> None:
+    with psycopg.connect(owner_loaded) as owner:
+        owned = owner.execute("select count(*) from pg_class c join pg_roles r on r.oid = c.relowner "
+                              "where r.rolname = 'lfh_readers'").fetchone()
+        privileges = owner.execute(
+            "select distinct privilege_type from information_schema.role_table_grants "
+            "where grantee = 'lfh_readers' and table_schema = 'marts'").fetchall()
+        can_login = owner.execute("select rolcanlogin from pg_roles where rolname = 'lfh_readers'").fetchone()
+    assert owned == (0,) and privileges == [("SELECT",)] and can_login == (False,)

@@ -13,10 +13,11 @@ import pytest
 from click.testing import CliRunner
 from fixtures_simulate import write_test_lexicon
 
+from lfh.cli.simulate import simulate
 from lfh.identity import canonical_model, story_id
 from lfh.llm.prompts import LabelKeys, catalog
 from lfh.simulate.config import ConfigError, load_config
-from lfh.simulate.run import run_simulation, simulate
+from lfh.simulate.run import run_simulation
 
 INDICATORS = {"he", "him", "his", "she", "her", "hers", "they", "them", "their", "grandfather", "grandmother"}
 
@@ -158,3 +159,32 @@ def test_parquet_output_holds_the_same_records(tmp_path: Path) -> None:
     stories = pl.read_parquet(as_parquet.stories_path)
     assert stories["story_id"].to_list() == pl.read_ndjson(as_jsonl.stories_path, infer_schema_length=None)[
         "story_id"].to_list()
+
+
+def test_first_names_match_the_characters_gender(tmp_path: Path) -> None:
+    """A female character gets a name mostly borne by women (Census pct_female), a male one a name mostly borne
+    by men: no 'Michael' among the women."""
+    from fixtures_simulate import PCT_FEMALE
+
+    from lfh.simulate.corpus import draw_corpus
+    from lfh.simulate.design import build_design
+    from lfh.simulate.lexicon import build_pools, read_lexicon
+
+    db_path = tmp_path / "lfh.duckdb"
+    write_test_lexicon(db_path)
+    config = replace(load_config(), stories_per_prompt=4, seed=3)
+    design = build_design(config)
+    pools = build_pools(config, *read_lexicon(db_path), [key for key in design.rows["role_key"].to_list() if key])
+    _stories, characters = draw_corpus(config, design, pools)
+    named = characters.filter(pl.col("first_name").is_not_null())
+    census_sex = {name: ("female" if share >= 50 else "male") for name, share in PCT_FEMALE.items()}
+    male_names = {"John", "Connor", "Luke", "Wyatt", "Jamal", "Darnell", "Tyrone", "Deshawn", "Juan", "Jose",
+                  "Alejandro", "Carlos", "Wei", "Minh", "Hiroshi", "Rahul", "Takoda", "Chayton", "Omar"}
+    census_sex |= dict.fromkeys(male_names, "male")
+    checked = 0
+    for gender_code, gender in ((0, "female"), (1, "male")):
+        names = named.filter(pl.col("gender_code") == gender_code)["first_name"].to_list()
+        wrong = sorted({name for name in names if census_sex.get(name, gender) != gender})
+        assert wrong == [], f"{gender} characters named {wrong}"
+        checked += sum(name in census_sex for name in names)
+    assert checked > 500  # the check saw plenty of names with a known sex

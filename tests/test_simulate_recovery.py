@@ -14,9 +14,12 @@ import duckdb
 import polars as pl
 import pytest
 from fixtures_simulate import write_test_lexicon
+from test_measures_pipeline import CHARACTER_COLUMNS, compare, fetch
+from test_occupation_reference import occupation_ratios, read_occupations, read_workforce
 
 from lfh.build.dbt import run_dbt
 from lfh.landing.ingest import ingest_paths
+from lfh.paths import project_root
 from lfh.simulate.config import load_config
 from lfh.simulate.run import run_simulation
 
@@ -108,6 +111,37 @@ def test_name_coverage_matches_the_planted_naming_rate(built: tuple[Path, dict])
     four_standard_errors = 4 * (p * (1 - p) / pl.col("characters")).sqrt()
     off = joined.filter((pl.col("matched_share") - p).abs() > four_standard_errors)
     assert off.is_empty(), f"matched-name share far from the planted naming rate:\n{off}"
+
+
+def test_occupation_shares_recover_the_planted_truth(built: tuple[Path, dict]) -> None:
+    """Issue 15: the occupation holders' female share (among female and male) and race shares recover what the
+    simulator planted for the subject role of each Labor prompt."""
+    db_path, truth = built
+    planted = pl.DataFrame(truth["occupations"]).rename({"expected_share": "planted_share"})
+    mart = _mart(db_path, "fct_occupation_representation_ratios")
+    keys = ["model", "occupation", "condition", "race", "gender"]
+    assert mart.join(planted, on=keys, how="anti", nulls_equal=True).is_empty(), "mart rows with no planted truth"
+    joined = mart.join(planted, on=keys, how="inner", nulls_equal=True).filter(
+        (pl.col("expected_numerator") >= MIN_EXPECTED_COUNT)
+        & (pl.col("expected_denominator") - pl.col("expected_numerator") >= MIN_EXPECTED_COUNT))
+    _check(joined, "observed_share", "planted_share", "share_ci_lower", "share_ci_upper", "occupation shares")
+
+
+def test_occupation_mart_matches_the_independent_computation(built: tuple[Path, dict]) -> None:
+    db_path, _truth = built
+    seeds = project_root() / "seeds"
+    connection = duckdb.connect(str(db_path), read_only=True)
+    try:
+        characters = fetch(connection, f"select {CHARACTER_COLUMNS} from marts.fct_characters")
+        mart_rows = fetch(connection, "select * from marts.fct_occupation_representation_ratios")
+    finally:
+        connection.close()
+    expected = occupation_ratios(characters, read_occupations(seeds), read_workforce(seeds))
+    # every Labor occupation x condition x compared group, for the 3 simulated models and 'All'
+    assert len(expected) == 4 * 15 * 2 * 4
+    problems = compare("fct_occupation_representation_ratios", mart_rows,
+                       ("model", "occupation", "condition", "race", "gender"), expected)
+    assert not problems, "\n".join(problems[:40])
 
 
 def test_the_comparison_rejects_a_wrong_truth(built: tuple[Path, dict]) -> None:

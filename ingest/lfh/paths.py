@@ -28,6 +28,22 @@ def database_path() -> Path:
     return path.expanduser().resolve()
 
 
+def default_database_path() -> Path:
+    return (project_root() / "warehouse" / "lfh.duckdb").resolve()
+
+
+def reports_dir_for(db_path: Path) -> Path:
+    """Where the report of a warehouse goes by default: beside it, so two warehouses never overwrite each
+    other's report. The project's warehouse (and its published copy) -> reports/ of the project;
+    /data/study/lfh.duckdb (or its copy /data/study/published/marts.duckdb) -> /data/study/reports."""
+    folder = db_path.expanduser().resolve().parent
+    if folder.name == "published":  # a published copy: its warehouse's folder
+        folder = folder.parent
+    if folder == default_database_path().parent:
+        return project_root() / "reports"
+    return folder / "reports"
+
+
 def cache_dir() -> Path:
     """Downloaded wheels and other cached inputs (kept between runs so a second run needs no network)."""
     configured = os.environ.get("LFH_CACHE")

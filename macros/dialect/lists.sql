@@ -229,3 +229,25 @@
 {% macro spark__trim_characters(text_expr, characters_expr, side) -%}
     trim({{ 'leading' if side == 'left' else 'both' }} {{ characters_expr }} from {{ text_expr }})
 {%- endmacro %}
+
+{#- Split a text on every match of a regular expression (a SQL string literal); empty pieces are kept. -#}
+{% macro split_regex(text_expr, pattern) -%}
+    {{ return(adapter.dispatch('split_regex', 'laissez_faire')(text_expr, pattern)) }}
+{%- endmacro %}
+{% macro default__split_regex(text_expr, pattern) -%}
+    string_split_regex({{ text_expr }}, {{ pattern }})
+{%- endmacro %}
+{% macro spark__split_regex(text_expr, pattern) -%}
+    split({{ text_expr }}, {{ pattern }})
+{%- endmacro %}
+
+{#- Aggregate: the values as a list (for a list of non-null values; Spark's collect_list drops nulls). -#}
+{% macro agg_list(expr) -%}
+    {{ return(adapter.dispatch('agg_list', 'laissez_faire')(expr)) }}
+{%- endmacro %}
+{% macro default__agg_list(expr) -%}
+    list({{ expr }})
+{%- endmacro %}
+{% macro spark__agg_list(expr) -%}
+    collect_list({{ expr }})
+{%- endmacro %}

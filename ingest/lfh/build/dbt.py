@@ -9,8 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import click
-
+from lfh.errors import BuildError
 from lfh.paths import DB_ENV_VAR, SPARK_DIR_ENV_VAR, database_path, parquet_landing_dir, project_root, spark_dir
 
 # The raw tables a landing folder may hold (lfh ingest / lfh lexicon --parquet-dir), one sub-folder each.
@@ -29,7 +28,7 @@ def raw_parquet_vars(directory: Path) -> dict[str, object]:
     tables = [table for table in RAW_PARQUET_TABLES
               if (directory / table).is_dir() and any((directory / table).glob("*.parquet"))]
     if not tables:
-        raise click.ClickException(
+        raise BuildError(
             f"no landed Parquet files under {directory}: land them first with `lfh ingest PATH --parquet-dir "
             f"{directory}` and `lfh lexicon --parquet-dir {directory}`, or name the folder with --parquet-dir")
     return {"raw_parquet_dir": str(directory), "raw_parquet_tables": tables}
@@ -55,14 +54,14 @@ def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | 
                             capture_output=capture, check=False)
     if result.returncode != 0:
         detail = (result.stdout or "")[-4000:] if capture else ""
-        raise click.ClickException(
+        raise BuildError(
             f"dbt {' '.join(arguments)} failed (exit {result.returncode}) on {target_db}.\n{detail}"
             "Read the dbt log above (or logs/dbt.log) for the failing model or test."
         )
     return result
 
 
-def _parse_var_value(value: str) -> object:
+def parse_var_value(value: str) -> object:
     """Numbers, booleans and lists as JSON; anything else (a baseline set name, a model) as text."""
     try:
         return json.loads(value)
@@ -70,34 +69,22 @@ def _parse_var_value(value: str) -> object:
         return value
 
 
-@click.command()
-@click.option("--select", "-s", "selection", default=None, help="dbt node selection, e.g. marts or +fct_characters")
-@click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
-              help="Override a dbt var, e.g. --var vote_threshold=0.6 (repeatable).")
-@click.option("--skip-tests", is_flag=True, help="dbt run + seed instead of dbt build (no data or unit tests).")
-@click.option("--target", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
-              help="The profiles.yml target: DuckDB (LFH_DB), or Spark (local session under LFH_SPARK_DIR; "
-                   "another cluster: edit profiles.yml, docs/SCALE_OUT.md).")
-@click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Read the raw tables from landed Parquet files (lfh ingest/lexicon --parquet-dir). Default on "
-                   "Spark: $LFH_PARQUET_DIR or warehouse/raw_parquet; on DuckDB: the warehouse's own raw tables.")
-def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, target: str,
-          parquet_dir: Path | None) -> None:
-    """Build every table with dbt (seeds, models, tests) in the warehouse."""
-    dbt_vars: dict[str, object] = {}
+def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
+                    db_path: Path | None = None, target: str = "duckdb", parquet_dir: Path | None = None) -> Path:
+    """`dbt build` of the selection (everything by default), or `dbt seed` + `dbt run` without the tests, on the
+    DuckDB warehouse or (target spark) the local Spark session reading the raw tables from parquet_dir (default:
+    parquet_landing_dir()). Returns what was built (the warehouse file or the Spark folder). Raises BuildError
+    when dbt fails."""
+    dbt_vars = dict(dbt_vars or {})
     if target == "spark" and parquet_dir is None:
         parquet_dir = parquet_landing_dir()
     if parquet_dir is not None:
-        dbt_vars.update(raw_parquet_vars(parquet_dir))
-    for item in variables:
-        name, separator, value = item.partition("=")
-        if not separator:
-            raise click.BadParameter(f"{item!r}: write NAME=VALUE", param_hint="--var")
-        dbt_vars[name] = _parse_var_value(value)
+        dbt_vars = {**raw_parquet_vars(parquet_dir), **dbt_vars}
     selector = ["--select", selection] if selection else []
+    dbt_target = target if target != "duckdb" else None
     if skip_tests:
-        run_dbt(["seed", *selector], dbt_vars=dbt_vars, target=target)
-        run_dbt(["run", *selector], dbt_vars=dbt_vars, target=target)
+        run_dbt(["seed", *selector], db_path, dbt_vars or None, target=dbt_target)
+        run_dbt(["run", *selector], db_path, dbt_vars or None, target=dbt_target)
     else:
-        run_dbt(["build", *selector], dbt_vars=dbt_vars, target=target)
-    click.echo(f"built {spark_dir() if target == 'spark' else database_path()}")
+        run_dbt(["build", *selector], db_path, dbt_vars or None, target=dbt_target)
+    return spark_dir() if target == "spark" else (db_path or database_path())

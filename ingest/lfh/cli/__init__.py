@@ -1,5 +1,7 @@
-"""The `lfh` command line: the click group. Each subcommand is imported only when it runs,
-so a slow or optional dependency of one command never slows or breaks another."""
+"""The `lfh` command line, the only layer that imports click: the group here, one module per command beside it
+(cli/<command>.py), each a thin layer of options and messages over the library of its stage. Library code raises
+lfh.errors; cli.command turns those into messages. Each subcommand is imported only when it runs, so a slow or
+optional dependency of one command never slows or breaks another."""
 
 from __future__ import annotations
 
@@ -9,17 +11,19 @@ import click
 
 # name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
-    "ingest": "lfh.landing.ingest:ingest",
-    "lexicon": "lfh.lexicon.load:lexicon",
-    "build": "lfh.build.dbt:build",
-    "generate": "lfh.llm.generate:generate",
-    "label": "lfh.llm.label:label",
-    "finetune-data": "lfh.llm.finetune:finetune_data",
-    "simulate": "lfh.simulate.run:simulate",
-    "report": "lfh.report.write:report",
+    "ingest": "lfh.cli.ingest:ingest",
+    "lexicon": "lfh.cli.lexicon:lexicon",
+    "build": "lfh.cli.build:build",
+    "generate": "lfh.cli.generate:generate",
+    "label": "lfh.cli.label:label",
+    "finetune-data": "lfh.cli.finetune:finetune_data",
+    "audit-sample": "lfh.cli.audit_sample:audit_sample",
+    "simulate": "lfh.cli.simulate:simulate",
+    "occupation-baselines": "lfh.cli.occupation_baselines:occupation_baselines_command",
+    "report": "lfh.cli.report:report",
     "demo": "lfh.cli.demo:demo",
-    "publish": "lfh.serve.publish:publish",
-    "serve": "lfh.serve.server:serve",
+    "publish": "lfh.cli.publish:publish",
+    "serve": "lfh.cli.serve:serve",
 }
 
 
@@ -48,7 +52,3 @@ def main() -> None:
 
     The warehouse is warehouse/lfh.duckdb, or the file named by LFH_DB.
     """
-
-
-if __name__ == "__main__":
-    main()

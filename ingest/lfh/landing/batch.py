@@ -23,3 +23,4 @@ class Batch:
     label_responses: pl.DataFrame | None = None
     hand_labels: pl.DataFrame | None = None
     rejects: pl.DataFrame = field(default_factory=empty_rejects)
+    is_simulated: bool = False  # made by `lfh simulate` (see lfh.landing.simulated)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lfh.errors import InputError
 
-class UnreadableFileError(Exception):
+
+class UnreadableFileError(InputError):
     """A whole file is unusable: corrupt, not the format its name says, or missing required columns."""
 
     def __init__(self, path: Path, problem: str) -> None:

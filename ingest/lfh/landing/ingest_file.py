@@ -1,4 +1,9 @@
-"""Ingesting one file: checksum, read by format, normalise into a Batch, land it in one transaction.
+"""Ingesting one file: checksum, open it by format, normalise and land it batch by batch, all in one load.
+
+Memory stays bounded by the batch size (lfh.landing.records.batch_rows), not the file's: each batch is read,
+identified and offered to the sink before the next is read. The file still lands all or nothing (one sink
+transaction), identical stories are numbered across batches (OccurrenceCounter) and rows repeated across batches
+are duplicates as within one.
 
 A file whose path and checksum are already in raw.load_log as loaded is not read again (its rows would all be
 duplicates); a file that changed, e.g. grew, has another checksum and is read. `reread=True` reads it anyway,
@@ -9,24 +14,37 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
-from lfh.landing.batch import Batch
+from lfh.landing.audit_sample_workbook import audit_sample_batch, is_audit_sample
+from lfh.landing.batch import Batch, empty_rejects
 from lfh.landing.discovery import file_format
 from lfh.landing.errors import UnreadableFileError
-from lfh.landing.lander import LandedCounts, Provenance, land_batch, record_failure
-from lfh.landing.parquet_sink import ParquetSink
-from lfh.landing.project_formats import WANTED_KEYS, project_batch
-from lfh.landing.read_csv import read_csv_records
-from lfh.landing.read_json import read_json_records
-from lfh.landing.read_parquet import read_parquet_records
+from lfh.landing.lander import land_batch, land_rejects
+from lfh.landing.project_formats import WANTED_KEYS, detect_content, project_batch
+from lfh.landing.read_csv import CsvOptions, read_csv_stream
+from lfh.landing.read_json import read_json_stream
+from lfh.landing.read_parquet import read_parquet_stream
 from lfh.landing.read_xlsx import read_xlsx_records
+from lfh.landing.records import RecordStream, batch_rows
+from lfh.landing.simulated import MixedDataError, check_not_mixing, is_simulated_file
+from lfh.landing.sink import LandedCounts, LandingSink, LoadRecord, Provenance
+from lfh.landing.stories import OccurrenceCounter
 from lfh.landing.study_workbook import study_batch
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How files are read: CSV encoding and separator (None: UTF-8 / detected); rows per batch (None: default)."""
+
+    csv: CsvOptions = field(default_factory=CsvOptions)
+    rows_per_batch: int | None = None
 
 
 @dataclass(frozen=True)
@@ -61,60 +79,118 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def loaded_at_before(connection: duckdb.DuckDBPyConnection, path: Path, sha256: str) -> datetime | None:
-    """When this exact file (path and checksum) was fully loaded before, else None."""
-    row = connection.execute(
-        "select max(started_at) from raw.load_log where source_file = ? and file_sha256 = ? and status = 'loaded'",
-        [str(path), sha256],
-    ).fetchone()
-    return row[0] if row else None
-
-
-def read_batch(path: Path) -> Batch:
-    """The file's rows normalised for landing; raises UnreadableFileError when the file cannot be used at all."""
+def open_records(path: Path, options: ReadOptions) -> RecordStream:
+    """The file's records as a stream of batches; raises UnreadableFileError for a type it does not read."""
     kind = file_format(path)
-    if kind is None:
-        raise UnreadableFileError(path, "unknown file type: expected .xlsx, .jsonl/.ndjson/.json, .csv or .parquet")
-    if kind == "xlsx":
-        return study_batch(path, read_xlsx_records(path))
+    rows = options.rows_per_batch or batch_rows()
     if kind == "json":
-        records = read_json_records(path, WANTED_KEYS)
-    elif kind == "csv":
-        records = read_csv_records(path)
-    else:
-        records = read_parquet_records(path)
-    return project_batch(path, records)
+        return read_json_stream(path, WANTED_KEYS, rows)
+    if kind == "csv":
+        return read_csv_stream(path, options.csv, rows)
+    if kind == "parquet":
+        return read_parquet_stream(path, rows)
+    if kind == "xlsx":  # the study's workbooks are small: one batch
+        return RecordStream(source_kind="study_xlsx", batches=iter([read_xlsx_records(path)]))
+    raise UnreadableFileError(path, "unknown file type: expected .xlsx, .jsonl/.ndjson/.json, .csv or .parquet")
 
 
-def ingest_file(connection: duckdb.DuckDBPyConnection | ParquetSink, path: Path, reread: bool = False) -> FileResult:
+@dataclass
+class _FileLoad:
+    """The running totals of one file's batches."""
+
+    file_kind: str | None = None
+    content: str | None = None
+    rows_read: int = 0
+    rejected: int = 0
+    pending_rejects: list[pl.DataFrame] = field(default_factory=list)
+
+
+def _normalised(path: Path, stream: RecordStream, load: _FileLoad) -> Iterator[Batch]:
+    occurrences = OccurrenceCounter()
+    for records in stream.batches:
+        if stream.source_kind == "study_xlsx":
+            yield audit_sample_batch(path, records) if is_audit_sample(records.columns) else study_batch(path, records)
+            continue
+        if load.content is None and records.rows_read:
+            load.content = detect_content(path, records)
+        yield project_batch(path, records, load.content, occurrences)
+
+
+def _check_not_mixing(sink: LandingSink, path: Path, simulated: bool, story_ids: pl.Series) -> None:
+    """Simulated and real stories never share a warehouse silently (lfh.landing.simulated)."""
+    connection = getattr(sink, "connection", None)  # a sink without a DuckDB warehouse checks for itself
+    if isinstance(connection, duckdb.DuckDBPyConnection):
+        check_not_mixing(connection, path, simulated, story_ids)
+
+
+def land_file(sink: LandingSink, path: Path, provenance: Provenance, options: ReadOptions,
+              allow_mix: bool = False) -> tuple[LandedCounts, str, int]:
+    """Read, land and finish one file inside the sink's open load: (counts, file kind, rows read)."""
+    stream = open_records(path, options)
+    load = _FileLoad()
+    later = _raw_records_later(stream)
+    simulated = is_simulated_file(path)
+    for batch in _normalised(path, stream, load):
+        batch.is_simulated = simulated
+        # every batch: a file mixes as soon as one of its batches brings stories the warehouse does not hold
+        if not allow_mix and batch.stories is not None and batch.stories.height:
+            _check_not_mixing(sink, path, simulated, batch.stories["story_id"])
+        load.file_kind = load.file_kind or (batch.file_kind if batch.rows_read else None)
+        load.rows_read += batch.rows_read
+        load.rejected += batch.rejects.height
+        land_batch(sink, batch, rejects_now=not later)
+        if later and batch.rejects.height:
+            load.pending_rejects.append(batch.rejects)
+    if load.pending_rejects:
+        for completed in stream.complete_rejects(pl.concat(load.pending_rejects)):
+            land_rejects(sink, completed)
+    file_kind = load.file_kind or f"empty_{stream.source_kind}"
+    return sink.finish_file(LoadRecord(provenance, file_kind, load.rows_read, load.rejected)), file_kind, \
+        load.rows_read
+
+
+def _raw_records_later(stream: RecordStream) -> bool:
+    return stream.source_kind == "jsonl"
+
+
+def ingest_file(sink: LandingSink, path: Path, reread: bool = False, options: ReadOptions | None = None,
+                allow_mix: bool = False) -> FileResult:
     """Land one file all-or-nothing. A file that cannot be used is logged as failed in raw.load_log; a file loaded
-    before with the same checksum is skipped unless reread. connection: the warehouse, or a ParquetSink
-    (`lfh ingest --parquet-dir`) with the same three operations."""
-    if isinstance(connection, ParquetSink):
-        return _ingest_file(path, reread, lambda path, sha: connection.loaded_before(str(path), sha),
-                            connection.land_batch,
-                            connection.record_failure)
-    return _ingest_file(path, reread, lambda *args: loaded_at_before(connection, *args),
-                        lambda *args: land_batch(connection, *args), lambda *args: record_failure(connection, *args))
-
-
-def _ingest_file(path: Path, reread: bool, loaded_before, land, fail) -> FileResult:  # noqa: ANN001
+    before with the same checksum is skipped unless reread. Simulated stories are flagged, and refused in a
+    warehouse holding real ones (and the reverse) unless allow_mix."""
+    options = options or ReadOptions()
     provenance = Provenance(source_file=str(path), file_sha256="", loaded_at=datetime.now(),
                             load_id=uuid.uuid4().hex)
     try:
         if not path.is_file():
-            raise UnreadableFileError(path, "no such file")
+            raise UnreadableFileError(path, "not a regular file" if path.exists() else "no such file")
         provenance = Provenance(source_file=str(path), file_sha256=file_sha256(path),
                                 loaded_at=provenance.loaded_at, load_id=provenance.load_id)
-        previous_load = None if reread else loaded_before(path, provenance.file_sha256)
+        previous_load = None if reread else sink.loaded_before(str(path), provenance.file_sha256)
         if previous_load is not None:
             return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(),
                               unchanged_since=previous_load)
-        batch = read_batch(path)
-        counts = land(batch, provenance)
-    except (UnreadableFileError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
-        # The file's transaction was rolled back; log the failure and let the other files land.
-        problem = exc.problem if isinstance(exc, UnreadableFileError) else f"{type(exc).__name__}: {exc}"
-        fail(provenance, file_format(path), problem)
+        sink.begin_file(provenance)
+        try:
+            counts, file_kind, rows_read = land_file(sink, path, provenance, options, allow_mix)
+        except BaseException:
+            sink.abort_file()
+            raise
+    except (UnreadableFileError, MixedDataError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
+        # The file's load was rolled back; log the failure and let the other files land.
+        problem = (exc.problem if isinstance(exc, UnreadableFileError)
+                   else str(exc) if isinstance(exc, MixedDataError) else f"{type(exc).__name__}: {exc}")
+        sink.record_failure(provenance, file_format(path), problem)
         return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(), error=problem)
-    return FileResult(path=path, file_kind=batch.file_kind, rows_read=batch.rows_read, counts=counts)
+    return FileResult(path=path, file_kind=file_kind, rows_read=rows_read, counts=counts)
+
+
+def unreadable_path(sink: LandingSink, path: Path, problem: str) -> FileResult:
+    """The failure of a path found unusable before reading (e.g. a symlink loop), logged like any failed file."""
+    provenance = Provenance(source_file=str(path), file_sha256="", loaded_at=datetime.now(), load_id=uuid.uuid4().hex)
+    sink.record_failure(provenance, file_format(path), problem)
+    return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(), error=problem)
+
+
+__all__ = ["FileResult", "ReadOptions", "empty_rejects", "file_sha256", "ingest_file", "open_records",
+           "unreadable_path"]

@@ -28,9 +28,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lfh.landing.batch import Batch
-from lfh.landing.lander import LandedCounts, Provenance
+from lfh.errors import InputError
 from lfh.landing.schema import ensure_raw_schema
+from lfh.landing.sink import LandedCounts, LoadRecord, Provenance
 
 # table -> the key that makes a row a duplicate (as in the DuckDB lander)
 _KEYS: dict[str, list[str]] = {
@@ -42,7 +42,7 @@ _KEYS: dict[str, list[str]] = {
 LANDED_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log")
 
 
-class ParquetSinkError(Exception):
+class ParquetSinkError(InputError):
     """The Parquet landing folder cannot be used (locked by another run, unwritable)."""
 
 
@@ -73,7 +73,8 @@ def write_part_atomically(table: pa.Table, target: Path) -> None:
 
 
 class ParquetSink:
-    """Lands Batches as Parquet parts under one folder. Use as a context manager (it holds the folder's lock)."""
+    """A LandingSink (lfh.landing.sink) writing Parquet parts under one folder. Use as a context manager (it holds
+    the folder's lock): `with ParquetSink(dir) as sink: ingest_paths(paths, sink=sink)`."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory.expanduser().resolve()
@@ -83,6 +84,7 @@ class ParquetSink:
         self._load_log: pl.DataFrame | None = None
         self._provenance: Provenance | None = None
         self._staged: list[tuple[str, Path, pl.DataFrame]] = []
+        self._offered: dict[str, int] = {}
 
     def __enter__(self) -> ParquetSink:
         try:
@@ -148,6 +150,12 @@ class ParquetSink:
     def begin_file(self, provenance: Provenance) -> None:
         self._provenance = provenance
         self._staged = []
+        self._offered = {}
+
+    def offer(self, table: str, frame: pl.DataFrame) -> None:
+        """Stage one batch of a table's rows (LandingSink.offer): only keys not landed nor staged yet."""
+        self._offered[table] = self._offered.get(table, 0) + frame.height
+        self.insert_new(table, frame)
 
     def insert_new(self, table: str, frame: pl.DataFrame) -> int:
         """Stage the rows of frame whose key is not landed yet, nor staged earlier in this load (the first by
@@ -164,55 +172,37 @@ class ParquetSink:
             self._staged.append((table, target, rows.select(_KEYS[table])))
         return rows.height
 
-    def finish_file(self, provenance: Provenance, file_kind: str, rows_read: int, counts: LandedCounts) -> None:
+    def finish_file(self, load: LoadRecord) -> LandedCounts:
         """Rename the staged parts into place, then write the load_log part: the commit record."""
+        landed = {table: 0 for table in ("stories", "label_responses", "hand_labels", "rejects")}
+        for table, _, keys in self._staged:
+            landed[table] += keys.height
+        offered = sum(self._offered.get(table, 0) for table in ("stories", "label_responses", "hand_labels"))
+        counts = LandedCounts(stories=landed["stories"], label_responses=landed["label_responses"],
+                              hand_labels=landed["hand_labels"],
+                              duplicates=offered - landed["stories"] - landed["label_responses"]
+                              - landed["hand_labels"], rejected=load.rejected)
         for _, target, _ in self._staged:
             temporary = _temporary(target)
             with open(temporary, "rb") as handle:
                 os.fsync(handle.fileno())
             os.replace(temporary, target)
-        self._commit(self._load_row(provenance, file_kind, rows_read, counts, "loaded", None))
+        self._commit(self._load_row(load.provenance, load.file_kind, load.rows_read, counts, "loaded", None))
         for table, _, keys in self._staged:
             self._keys[table] = pl.concat([self._existing_keys(table), keys])
-        self._provenance, self._staged = None, []
+        self._provenance, self._staged, self._offered = None, [], {}
+        return counts
 
     def abort_file(self) -> None:
         for _, target, _ in self._staged:
             _temporary(target).unlink(missing_ok=True)
-        self._provenance, self._staged = None, []
+        self._provenance, self._staged, self._offered = None, [], {}
 
     def record_failure(self, provenance: Provenance, file_kind: str | None, error: str) -> None:
         self._commit(self._load_row(provenance, file_kind, None, LandedCounts(), "failed", error))
 
     def close(self) -> None:
         self.__exit__()
-
-    # -- one whole Batch (today's ingest_file) ------------------------------------------------------------------
-    def land_batch(self, batch: Batch, provenance: Provenance) -> LandedCounts:
-        """Land everything of one file, as the DuckDB lander does, through the sink operations above."""
-        counts: dict[str, int] = {}
-        offered = 0
-        self.begin_file(provenance)
-        try:
-            for table in ("stories", "label_responses", "hand_labels"):
-                frame = getattr(batch, table)
-                if frame is None or frame.height == 0:
-                    counts[table] = 0
-                    continue
-                if table == "stories":
-                    frame = frame.with_columns(pl.lit(batch.source_kind).alias("source_kind"))
-                counts[table] = self.insert_new(table, frame)
-                offered += frame.height
-            if batch.rejects.height:
-                self.insert_new("rejects", batch.rejects)
-            landed = LandedCounts(stories=counts["stories"], label_responses=counts["label_responses"],
-                                  hand_labels=counts["hand_labels"], duplicates=offered - sum(counts.values()),
-                                  rejected=batch.rejects.height)
-            self.finish_file(provenance, batch.file_kind, batch.rows_read, landed)
-        except BaseException:
-            self.abort_file()
-            raise
-        return landed
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def _new_rows(self, table: str, frame: pl.DataFrame, provenance: Provenance) -> pl.DataFrame:

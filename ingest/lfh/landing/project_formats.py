@@ -10,10 +10,9 @@ import polars as pl
 from lfh.identity import response_ids
 from lfh.landing.batch import Batch
 from lfh.landing.errors import UnreadableFileError
-from lfh.landing.read_json import RECORD_KIND
-from lfh.landing.records import RawRecords
+from lfh.landing.records import ROW_PROBLEM, RawRecords
 from lfh.landing.rejects import combine, reject_rows
-from lfh.landing.stories import identify_stories, split_stories
+from lfh.landing.stories import OccurrenceCounter, identify_stories, split_stories
 
 STORY_FIELDS = ("story_id", "model", "query", "subject", "object", "text", "time", "prompt_id", "role_category",
                 "prompt_tokens", "completion_tokens")
@@ -23,6 +22,9 @@ LABEL_FIELDS = ("story_id", "labeler_model", "prompt_version", "request_text", "
                 "time", "prompt_tokens", "completion_tokens")
 LABEL_REQUIRED = ("story_id", "labeler_model", "prompt_version", "sample_index", "response_text")
 WANTED_KEYS = frozenset(STORY_FIELDS) | frozenset(LABEL_FIELDS)
+
+REJECTION_SCHEMA = {"source_row": pl.Int64, "reason": pl.String, "detail": pl.String}
+INT32_MAX = 2**31 - 1  # raw.label_responses.sample_index and the token counts are SQL integers
 
 LABEL_RESPONSE_COLUMNS = ["response_id", "story_id", "labeler_model", "prompt_version", "sample_index",
                           "request_text", "response_text", "responded_at", "prompt_tokens", "completion_tokens",
@@ -52,25 +54,13 @@ def _text(records: RawRecords, name: str) -> pl.Expr:
     return pl.col(name) if name in records.frame.columns else pl.lit(None, dtype=pl.String).alias(name)
 
 
-def _record_problem(records: RawRecords) -> pl.Expr:
-    """Rows that are not an object at all (JSON only): malformed line or a non-object value."""
-    if RECORD_KIND not in records.frame.columns:
-        return pl.lit(None, dtype=pl.String)
-    return (pl.when(pl.col(RECORD_KIND) == "malformed").then(pl.lit("malformed_json"))
-            .when(pl.col(RECORD_KIND) != "object").then(pl.lit("not_an_object"))
-            .otherwise(pl.lit(None, dtype=pl.String)))
-
-
-RECORD_DETAILS = {"malformed_json": "the line is not valid JSON (raw_record is null: see the file at this line)",
-                  "not_an_object": "the line is JSON but not an object"}
-
-
 def _record_rejections(records: RawRecords) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(usable rows, rejections of unusable records)."""
-    checked = records.frame.with_columns(_record_problem(records).alias("reason"))
-    bad = checked.filter(pl.col("reason").is_not_null()).select(
-        "source_row", "reason", pl.col("reason").replace_strict(RECORD_DETAILS, return_dtype=pl.String).alias("detail"))
-    return checked.filter(pl.col("reason").is_null()).drop("reason"), bad
+    """(usable rows, rejections of rows whose reader named a problem with one of their values)."""
+    if ROW_PROBLEM not in records.frame.columns:
+        return records.frame, pl.DataFrame(schema=REJECTION_SCHEMA)
+    bad = records.frame.filter(pl.col(ROW_PROBLEM).is_not_null()).select(
+        "source_row", pl.lit("unreadable_value").alias("reason"), pl.col(ROW_PROBLEM).alias("detail"))
+    return records.frame.filter(pl.col(ROW_PROBLEM).is_null()), bad
 
 
 def _bad_tokens(records: RawRecords) -> pl.Expr:
@@ -90,7 +80,7 @@ def _token_count(records: RawRecords, name: str) -> pl.Expr:
     return _integer(name).cast(pl.Int32, strict=False).alias(name)
 
 
-def stories_batch(records: RawRecords) -> Batch:
+def stories_batch(records: RawRecords, occurrences: OccurrenceCounter | None = None) -> Batch:
     usable, bad_records = _record_rejections(records)
     candidates = usable.select(
         "source_row",
@@ -102,7 +92,7 @@ def stories_batch(records: RawRecords) -> Batch:
         *(_token_count(records, name) for name in TOKEN_FIELDS), _bad_tokens(records).alias("bad_tokens"),
     ).with_columns(pl.when(pl.col("given_story_id").str.strip_chars() == "").then(None)
                    .otherwise(pl.col("given_story_id")).alias("given_story_id"))
-    stories, rejected = split_stories(identify_stories(candidates))
+    stories, rejected = split_stories(identify_stories(candidates, occurrences))
     return Batch(
         file_kind=f"stories_{records.source_kind}", source_kind=records.source_kind, rows_read=records.rows_read,
         stories=stories,
@@ -126,6 +116,7 @@ def _label_reason(records: RawRecords) -> pl.Expr:
         .when(_blank("prompt_version")).then(pl.lit("no_prompt_version"))
         .when(_integer("sample_index").is_null() | (_integer("sample_index") < 0)
               | records.value_kind("sample_index").is_in(integer_kinds).not_()).then(pl.lit("bad_sample_index"))
+        .when(_integer("sample_index") > INT32_MAX).then(pl.lit("sample_index_too_large"))
         .when(pl.col("response_text").is_null()).then(pl.lit("no_response_text"))
         .when(records.value_kind("response_text") != "string").then(pl.lit("response_not_string"))
         .when(_bad_tokens(records)).then(pl.lit("bad_token_count"))
@@ -138,9 +129,11 @@ LABEL_DETAILS = {
     "no_labeler_model": "labeler_model is missing or empty",
     "no_prompt_version": "prompt_version is missing or empty",
     "bad_sample_index": "sample_index is missing or not a non-negative integer",
+    "sample_index_too_large": f"sample_index is larger than {INT32_MAX:,} (the largest the warehouse stores); "
+                              "it counts a story's samples from 0",
     "no_response_text": "response_text is missing (null)",
     "response_not_string": "response_text is not a string (store the response exactly as received, as text)",
-    "bad_token_count": "prompt_tokens or completion_tokens is not an integer",
+    "bad_token_count": f"prompt_tokens or completion_tokens is not an integer from 0 to {INT32_MAX:,}",
 }
 
 
@@ -165,9 +158,13 @@ def labels_batch(records: RawRecords) -> Batch:
     )
 
 
-def project_batch(path: Path, records: RawRecords) -> Batch:
+def project_batch(path: Path, records: RawRecords, content: str | None = None,
+                  occurrences: OccurrenceCounter | None = None) -> Batch:
+    """One batch of a stories or label-responses file. content ('stories' | 'labels') is decided from the
+    columns of the file's first batch and passed for the later ones; occurrences carries the counts of identical
+    stories across a file's batches."""
     if records.rows_read == 0:
         return Batch(file_kind=f"empty_{records.source_kind}", source_kind=records.source_kind, rows_read=0)
-    if detect_content(path, records) == "labels":
+    if (content or detect_content(path, records)) == "labels":
         return labels_batch(records)
-    return stories_batch(records)
+    return stories_batch(records, occurrences)

@@ -30,7 +30,8 @@ RAW_TABLES: dict[str, str] = {
         source_kind varchar not null,
         prompt_id varchar,
         prompt_tokens integer,
-        completion_tokens integer,{PROVENANCE}""",
+        completion_tokens integer,
+        is_simulated boolean,{PROVENANCE}""",
     "label_responses": f"""
         response_id varchar not null,
         story_id varchar not null,
@@ -81,7 +82,7 @@ RAW_TABLES: dict[str, str] = {
 
 # Columns added after warehouses already existed: added (null for the rows landed before) when missing.
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "stories": [("prompt_tokens", "integer"), ("completion_tokens", "integer")],
+    "stories": [("prompt_tokens", "integer"), ("completion_tokens", "integer"), ("is_simulated", "boolean")],
 }
 
 

@@ -8,6 +8,7 @@ and keep_empty_text (Boolean: the row carries labels of an empty answer, so the 
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from lfh.identity import canonical_model, story_ids
@@ -22,17 +23,81 @@ def _blank(column: str) -> pl.Expr:
     return pl.col(column).is_null() | (pl.col(column).str.strip_chars() == "")
 
 
-def identify_stories(candidates: pl.DataFrame) -> pl.DataFrame:
-    """Adds model_canonical, occurrence (order among identical canonical model, query, text in this file, by row)
-    and story_id (the given one, else lfh.identity.story_id of the content, computed for the whole frame)."""
+IDENTICAL = ["model_canonical", "query", "story_text"]
+_KEY = ["_key_a", "_key_b"]
+
+
+def _content_key(frame: pl.DataFrame) -> pl.DataFrame:
+    """frame with a 128-bit key of (model_canonical, query, story_text): two independently seeded 64-bit hashes,
+    so the counts of earlier batches are kept in 16 bytes per distinct story instead of its text."""
+    parts = pl.concat_str([pl.col(name).fill_null("") for name in IDENTICAL], separator="\x1f")
+    return frame.with_columns(parts.hash(seed=0x1F2E3D4C).alias("_key_a"), parts.hash(seed=0x5B6A7988).alias("_key_b"))
+
+
+class OccurrenceCounter:
+    """How many copies of each identical (model, query, text) a file's earlier batches held, so a story's
+    occurrence number is the same whether its file is read in one batch or many.
+
+    Kept as arrays sorted by the key's first half (numpy: 20 bytes per distinct story, lookups by binary search,
+    one memory copy per batch to insert the new keys), not as a frame re-grouped for every batch."""
+
+    def __init__(self) -> None:
+        self._a = np.empty(0, dtype=np.uint64)
+        self._b = np.empty(0, dtype=np.uint64)
+        self._seen = np.empty(0, dtype=np.int32)
+
+    def _find(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Index of each (a, b) in the arrays, -1 when absent."""
+        found = np.full(len(a), -1, dtype=np.int64)
+        if not len(self._a):
+            return found
+        start = np.searchsorted(self._a, a, side="left")
+        for offset in range(len(self._a)):  # one step unless keys share their first half (a rare collision)
+            index = start + offset
+            inside = index < len(self._a)
+            candidate = np.where(inside, index, 0)
+            same_a = inside & (self._a[candidate] == a)
+            if not same_a.any():
+                break
+            match = same_a & (found < 0) & (self._b[candidate] == b)
+            found[match] = candidate[match]
+        return found
+
+    def number(self, frame: pl.DataFrame) -> pl.Series:
+        """occurrence of each row of frame (sorted by source_row, after the batches passed before), and count them."""
+        keyed = _content_key(frame.select(IDENTICAL))
+        within = keyed.select(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over(_KEY)).to_series().to_numpy()
+        row_a, row_b = (keyed[name].to_numpy() for name in _KEY)
+        row_found = self._find(row_a, row_b)
+        earlier = np.where(row_found >= 0, self._seen[np.maximum(row_found, 0)] if len(self._seen) else 0, 0)
+        occurrence = pl.Series("occurrence", within + earlier, dtype=pl.Int32)
+        distinct = keyed.group_by(_KEY).agg(pl.len().cast(pl.Int32).alias("n"))
+        a, b, n = (distinct[name].to_numpy() for name in (*_KEY, "n"))
+        found = self._find(a, b)
+        self._seen[found[found >= 0]] += n[found >= 0]
+        new = np.flatnonzero(found < 0)
+        new = new[np.argsort(a[new], kind="stable")]  # keys inserted at the same place must be in order too
+        positions = np.searchsorted(self._a, a[new], side="left")
+        self._a = np.insert(self._a, positions, a[new])
+        self._b = np.insert(self._b, positions, b[new])
+        self._seen = np.insert(self._seen, positions, n[new])
+        return occurrence.alias("occurrence")
+
+
+def identify_stories(candidates: pl.DataFrame, occurrences: OccurrenceCounter | None = None) -> pl.DataFrame:
+    """Adds model_canonical, occurrence (order among identical canonical model, query, text in this file, by row,
+    counting the file's earlier batches through occurrences) and story_id (the given one, else
+    lfh.identity.story_id of the content, computed for the whole frame)."""
     models = [name for name in candidates["model"].unique().to_list() if name is not None]
     aliases = {name: canonical_model(name) for name in models}
     frame = candidates.sort("source_row").with_columns(
         pl.col("model").replace_strict(aliases, default=None, return_dtype=pl.String).alias("model_canonical"),
         pl.col("text").fill_null("").alias("story_text"),
     )
-    identical = ["model_canonical", "query", "story_text"]
-    frame = frame.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over(identical).alias("occurrence"))
+    if occurrences is None:
+        frame = frame.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over(IDENTICAL).alias("occurrence"))
+    else:
+        frame = frame.with_columns(occurrences.number(frame))
     return frame.with_columns(pl.coalesce(pl.col("given_story_id"), story_ids(frame)).alias("story_id"))
 
 

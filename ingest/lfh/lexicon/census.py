@@ -5,7 +5,9 @@ Column mapping (file -> raw.census_first_names):
   pctwhite -> pct_white, pctblack -> pct_black, pcthispanic -> pct_latine, pctapi -> pct_asian (Asian *and*
   Pacific Islander: the Census first-name table does not split them), pctaian -> pct_aian,
   pct2prace -> pct_multiracial.
-Dropped columns: rank, prop100k, cum_prop100k, pctmale, pctfemale. The row `ALL OTHER NAMES` (rank null) is
+  pctfemale -> pct_female, pctmale -> pct_male (share of the name's bearers by sex; kept so that `lfh simulate`
+  gives a female character a name mostly borne by women; optional: null when a table lacks them).
+Dropped columns: rank, prop100k, cum_prop100k. The row `ALL OTHER NAMES` (rank null) is
 the Census's aggregate of every name below the publication threshold, not a name: it is dropped.
 Percentages are kept as published (0-100; the six groups sum to 100 +- 0.02). A table holding fractions
 (every value <= 1) is scaled by 100. Suppressed cells ('(S)', as in the 2000/2010 surname tables) become null
@@ -29,6 +31,7 @@ COLUMN_MAP: dict[str, str] = {
     "pctaian": "pct_aian",
     "pct2prace": "pct_multiracial",
 }
+SEX_COLUMNS = {"pctfemale": "pct_female", "pctmale": "pct_male"}  # optional in the source
 PCT_COLUMNS = ["pct_white", "pct_black", "pct_latine", "pct_asian", "pct_aian", "pct_multiracial"]
 AGGREGATE_ROW_NAMES = {"ALL OTHER NAMES"}
 SUPPRESSED_MARKERS = ["(S)", "(s)"]
@@ -85,12 +88,17 @@ def read_census_first_names(parquet: bytes, origin: str) -> CensusTable:
         pl.col("name").str.strip_chars().alias("first_name"),
         _numeric("count", kept.schema["count"]).cast(pl.Int64).alias("n_total"),
         *[_numeric(source, kept.schema[source]).alias(COLUMN_MAP[source]) for source in source_pct],
+        *[(_numeric(source, kept.schema[source]) if source in kept.columns else pl.lit(None, pl.Float64))
+          .alias(target) for source, target in SEX_COLUMNS.items()],
         pl.col("source_row").cast(pl.Int64),
     )
     largest = frame.select(pl.max_horizontal(PCT_COLUMNS).max()).item()
     scaled = largest is not None and frame.height > 0 and largest <= 1.0
     if scaled:
         frame = frame.with_columns([(pl.col(column) * 100.0).alias(column) for column in PCT_COLUMNS])
+    sex_largest = frame.select(pl.max_horizontal(list(SEX_COLUMNS.values())).max()).item()
+    if sex_largest is not None and sex_largest <= 1.0:  # the sex shares as fractions: same rule, on their own
+        frame = frame.with_columns([(pl.col(column) * 100.0).alias(column) for column in SEX_COLUMNS.values()])
     out_of_range = frame.filter(pl.any_horizontal([(pl.col(c) < 0) | (pl.col(c) > 100) for c in PCT_COLUMNS]))
     if out_of_range.height:
         row = out_of_range.row(0, named=True)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import polars as pl
 
+from lfh.errors import LexiconError
+
 NAME_COLUMN = "first_name"
 PCT_COLUMNS: tuple[str, ...] = (
     "pct_white", "pct_black", "pct_latine", "pct_asian", "pct_aian", "pct_multiracial", "pct_mena", "pct_nhpi",
@@ -19,7 +21,7 @@ PCT_COLUMNS: tuple[str, ...] = (
 SCALES = ("percent", "fraction")
 
 
-class CustomLexiconError(ValueError):
+class CustomLexiconError(LexiconError, ValueError):
     """The custom lexicon file is unusable; the message names the file, row and reason."""
 
 

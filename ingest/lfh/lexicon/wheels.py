@@ -15,10 +15,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from lfh.errors import LexiconError
 from lfh.paths import cache_dir
 
 
-class LexiconSourceError(Exception):
+class LexiconSourceError(LexiconError):
     """A lexicon input cannot be fetched, verified or read; the message says what to do next."""
 
 

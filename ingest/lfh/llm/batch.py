@@ -1,21 +1,26 @@
 """The OpenAI Batch API for large runs: prepare the JSONL (at most 50,000 requests a file), upload it, create
 the batch, poll, download, and map each result back to its job. The batch ids live in a state file beside the
 run, so a run stopped at any point picks up its batches again instead of paying for them twice; results are
-checked against what is already stored before they are written, so nothing is stored twice either."""
+checked against what is already stored before they are written, so nothing is stored twice either.
+
+The uploaded file's id and a tag (also sent as the batch's metadata) are saved BEFORE the batch is created: a
+run killed while the provider is still answering the create call has a batch it never heard of, and the next
+run finds it by listing the batches (by input file id or tag) before it creates anything."""
 
 from __future__ import annotations
 
 import json
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import click
 import openai
 from rich.console import Console
 
+from lfh.errors import EndpointError, InputError
 from lfh.llm.client import Completion, Failure, Job, RunStats, request_body, scrub
 from lfh.llm.config import ModelConfig, api_key
 from lfh.llm.journal import JournalWriter
@@ -24,6 +29,7 @@ from lfh.llm.run import failure_record
 MAX_REQUESTS_PER_FILE = 50_000
 ENDPOINT = "/v1/chat/completions"
 FINISHED = {"completed", "failed", "expired", "cancelled"}
+TAG_KEY = "lfh_batch_tag"  # the batch's metadata key carrying the tag saved in the state file
 
 
 def _load_state(path: Path) -> dict[str, Any]:
@@ -32,8 +38,8 @@ def _load_state(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise click.ClickException(f"{path}: unreadable batch state ({exc}); it lists the batch ids of this run, "
-                                   "restore it or remove it to start over") from None
+        raise InputError(f"{path}: unreadable batch state ({exc}); it lists the batch ids of this run, "
+                         "restore it or remove it to start over") from None
 
 
 def _save_state(path: Path, state: dict[str, Any]) -> None:
@@ -55,6 +61,42 @@ def _prepare(state_dir: Path, number: int, jobs: list[Job], config: ModelConfig,
             requests.write(json.dumps(line, ensure_ascii=False) + "\n")
             metas.write(json.dumps({"custom_id": job.key, "meta": job.meta}, ensure_ascii=False) + "\n")
     return requests_path
+
+
+def _create(client: openai.OpenAI, entry: dict[str, Any], state_path: Path, state: dict[str, Any]) -> None:
+    batch = client.batches.create(input_file_id=entry["input_file_id"], endpoint=ENDPOINT, completion_window="24h",
+                                  metadata={TAG_KEY: entry["tag"]})
+    entry["id"] = batch.id
+    _save_state(state_path, state)
+
+
+def _find_created(client: openai.OpenAI, entry: dict[str, Any]) -> str | None:
+    """The id of a batch made from this entry's uploaded file (a create call whose answer the run never got)."""
+    not_before = entry.get("uploaded_at_epoch", 0) - 3600  # listed newest first: stop well before the upload
+    for batch in client.batches.list(limit=100):
+        metadata = batch.metadata or {}
+        if batch.input_file_id == entry["input_file_id"] or metadata.get(TAG_KEY) == entry["tag"]:
+            return batch.id
+        if batch.created_at < not_before:
+            return None
+    return None
+
+
+def _recover_unrecorded(client: openai.OpenAI, pending: list[dict[str, Any]], state_path: Path,
+                        state: dict[str, Any], console: Console, name: str) -> None:
+    """Entries uploaded but without a batch id: adopt the batch the provider made, else create it now (the
+    file is not uploaded again)."""
+    for entry in pending:
+        if entry.get("id"):
+            continue
+        found = _find_created(client, entry)
+        if found:
+            entry["id"] = found
+            _save_state(state_path, state)
+            console.print(f"{name}: found batch {found} created by an interrupted run; not creating another")
+        else:
+            _create(client, entry, state_path, state)
+            console.print(f"{name}: submitted batch {entry['id']} (file uploaded by an interrupted run)")
 
 
 def _jobs_of(requests_path: Path) -> Iterator[Job]:
@@ -122,18 +164,20 @@ def run_batch(config: ModelConfig, jobs: list[Job], to_records: Callable[[Comple
     in_flight = {job.key for entry in pending for job in _jobs_of(Path(entry["input_file"]))}
     fresh = [job for job in jobs if job.key not in in_flight]
     try:
+        _recover_unrecorded(client, pending, state_path, state, console, config.name)
         for start in range(0, len(fresh), MAX_REQUESTS_PER_FILE):
             number = len(state["batches"]) + 1
             requests_path = _prepare(state_dir, number, fresh[start:start + MAX_REQUESTS_PER_FILE], config, json_mode)
             with open(requests_path, "rb") as handle:
                 uploaded = client.files.create(file=handle, purpose="batch")
-            batch = client.batches.create(input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h")
-            entry = {"id": batch.id, "input_file": str(requests_path), "input_file_id": uploaded.id,
+            entry = {"id": None, "input_file": str(requests_path), "input_file_id": uploaded.id,
+                     "tag": f"lfh-{uuid.uuid4().hex}", "uploaded_at_epoch": int(time.time()),
                      "submitted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "mapped": False}
             state["batches"].append(entry)
-            _save_state(state_path, state)
+            _save_state(state_path, state)  # before creating: a kill from here on is recovered by the tag
             pending.append(entry)
-            console.print(f"{config.name}: submitted batch {batch.id} ({requests_path.name})")
+            _create(client, entry, state_path, state)
+            console.print(f"{config.name}: submitted batch {entry['id']} ({requests_path.name})")
         while pending:
             for entry in list(pending):
                 batch = client.batches.retrieve(entry["id"])
@@ -150,11 +194,11 @@ def run_batch(config: ModelConfig, jobs: list[Job], to_records: Callable[[Comple
                               + ", ".join(f"{entry['id']} {entry.get('status', '?')}" for entry in pending))
                 time.sleep(poll_seconds)
     except openai.AuthenticationError:
-        raise click.ClickException(f"model {config.name}: the endpoint refused the key from ${config.api_key_env}") \
+        raise EndpointError(f"model {config.name}: the endpoint refused the key from ${config.api_key_env}") \
             from None
     except openai.OpenAIError as exc:
-        raise click.ClickException(f"model {config.name}: batch step failed: {scrub(str(exc), secret)[:300]}. "
-                                   f"Run the command again: the batch ids are kept in {state_path}") from None
+        raise EndpointError(f"model {config.name}: batch step failed: {scrub(str(exc), secret)[:300]}. "
+                            f"Run the command again: the batch ids are kept in {state_path}") from None
     finally:
         client.close()
     return stats

@@ -17,6 +17,7 @@ import httpx2
 import openai
 from openai.types.chat import ChatCompletion
 
+from lfh.errors import EndpointError
 from lfh.llm.config import ModelConfig, api_key
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -68,7 +69,7 @@ class RunStats:
         return time.monotonic() - self.started
 
 
-class AuthenticationFailed(Exception):
+class AuthenticationFailed(EndpointError):
     """The endpoint refused the key: every request would fail the same way, so the run stops."""
 
 

@@ -11,7 +11,7 @@ import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-import click
+from lfh.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -43,37 +43,54 @@ class ModelConfig:
 _FIELD_TYPES = {field.name: field.type for field in fields(ModelConfig)}
 
 
+def _dotted_name(name: str, table: dict) -> str | None:
+    """The full name when an unquoted dotted table name (`[models.gpt-3.5-turbo]`) was split into nested tables."""
+    if "model" in table or len(table) != 1:
+        return None
+    (part, inner), = table.items()
+    if not isinstance(inner, dict):
+        return None
+    deeper = _dotted_name(part, inner)
+    return f"{name}.{deeper or part}"
+
+
 def load_models(path: Path) -> dict[str, ModelConfig]:
-    """Every model in the file, by name. Raises a ClickException naming the file, model and key on bad input."""
+    """Every model in the file, by name. Raises ConfigError naming the file, model and key on bad input."""
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise click.ClickException(f"{path}: models file not found (copy configs/models.example.toml)") from None
+        raise ConfigError(f"{path}: models file not found (copy configs/models.example.toml)") from None
     except tomllib.TOMLDecodeError as exc:
-        raise click.ClickException(f"{path}: not valid TOML: {exc}") from None
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     tables = document.get("models")
     if not isinstance(tables, dict) or not tables:
-        raise click.ClickException(f"{path}: needs at least one [models.<name>] table")
+        raise ConfigError(f"{path}: needs at least one [models.<name>] table")
     models: dict[str, ModelConfig] = {}
     for name, table in tables.items():
         if not isinstance(table, dict):
-            raise click.ClickException(f"{path}: models.{name} must be a table")
+            raise ConfigError(f"{path}: models.{name} must be a table")
+        dotted = _dotted_name(name, table)
+        if dotted:
+            raise ConfigError(
+                f"{path}: [models.{dotted}] is read as nested tables because of the dot(s) in the name; "
+                f'quote the name: [models."{dotted}"]'
+            )
         unknown = sorted(set(table) - set(_FIELD_TYPES) - {"name"})
         if unknown:
-            raise click.ClickException(
+            raise ConfigError(
                 f"{path}: models.{name}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_FIELD_TYPES))}"
             )
         if "api_key" in table:
-            raise click.ClickException(f"{path}: models.{name}: put the key in an environment variable "
-                                       "and name it with api_key_env")
+            raise ConfigError(f"{path}: models.{name}: put the key in an environment variable "
+                              "and name it with api_key_env")
         if "model" not in table:
-            raise click.ClickException(f"{path}: models.{name}: missing required key 'model' (the endpoint's model id)")
+            raise ConfigError(f"{path}: models.{name}: missing required key 'model' (the endpoint's model id)")
         try:
             config = ModelConfig(**{"name": name, **table})
         except TypeError as exc:
-            raise click.ClickException(f"{path}: models.{name}: {exc}") from None
+            raise ConfigError(f"{path}: models.{name}: {exc}") from None
         if config.samples_per_call < 1 or config.concurrency < 1 or config.max_tries < 1:
-            raise click.ClickException(
+            raise ConfigError(
                 f"{path}: models.{name}: samples_per_call, concurrency and max_tries must be at least 1"
             )
         models[name] = config
@@ -86,7 +103,7 @@ def pick_models(path: Path, names: tuple[str, ...]) -> list[ModelConfig]:
         return list(models.values())
     missing = [name for name in names if name not in models]
     if missing:
-        raise click.ClickException(f"{path}: no model named {', '.join(missing)}; the file has {', '.join(models)}")
+        raise ConfigError(f"{path}: no model named {', '.join(missing)}; the file has {', '.join(models)}")
     return [models[name] for name in names]
 
 
@@ -94,7 +111,7 @@ def api_key(config: ModelConfig) -> str:
     """The key from the environment. The error names the variable, never a value."""
     value = os.environ.get(config.api_key_env, "")
     if not value:
-        raise click.ClickException(
+        raise ConfigError(
             f"model {config.name}: environment variable {config.api_key_env} is empty or unset; "
             "export the API key there (local servers accept any non-empty value)"
         )

@@ -9,16 +9,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-import click
 import polars as pl
 
+from lfh.errors import InputError
 from lfh.llm.prompts import LabelKeys, keys_from_request, label_keys
 
 REQUIRED = ("Query", "Subject", "Object", "LLM Response", "Correct Subject References",
             "Correct Object References", "Correct Subject Name", "Correct Object Name")
 
 
-class BadRow(ValueError):
+class BadRow(InputError, ValueError):
     pass
 
 
@@ -80,30 +80,24 @@ def _answer(keys: LabelKeys, row: dict[str, Any]) -> str:
 
 
 def finetune_examples(frame: pl.DataFrame, source: str, use_workbook_request: bool = False) -> list[dict[str, Any]]:
-    """Every row as a chat example. Raises ClickException naming the file, row (spreadsheet row number) and
+    """Every row as a chat example. Raises InputError naming the file, row (spreadsheet row number) and
     reason for the first unusable row: a training set must not silently lose examples."""
     missing = [column for column in REQUIRED if column not in frame.columns]
     if missing:
-        raise click.ClickException(f"{source}: missing column(s) {', '.join(missing)}; expected the training "
-                                   "workbook format (see /work/shared/data/README.md)")
+        raise InputError(f"{source}: missing column(s) {', '.join(missing)}; expected the training "
+                         "workbook format (see /work/shared/data/README.md)")
     examples = []
     for index, row in enumerate(frame.iter_rows(named=True)):
         try:
             examples.append(training_example(row, use_workbook_request))
         except BadRow as exc:
-            raise click.ClickException(f"{source}: row {index + 2}: {exc}") from None
+            raise InputError(f"{source}: row {index + 2}: {exc}") from None
     return examples
 
 
-@click.command("finetune-data")
-@click.argument("workbook", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Chat fine-tuning JSON Lines to write.")
-@click.option("--use-workbook-request", is_flag=True,
-              help="Use the workbook's Label Query cell as the user turn (the study's text, with its prompt "
-                   "restatement) instead of the request lfh label sends.")
-def finetune_data(workbook: Path, out_path: Path, use_workbook_request: bool) -> None:
-    """Write hand-labeled stories as chat fine-tuning examples for a labeling model."""
+def write_finetune_data(workbook: Path, out_path: Path, use_workbook_request: bool = False) -> int:
+    """The training workbook as chat fine-tuning JSON Lines in out_path (written whole or not at all); returns
+    the number of examples (`lfh finetune-data`)."""
     frame = pl.read_excel(workbook, infer_schema_length=0)
     examples = finetune_examples(frame, str(workbook), use_workbook_request)
     out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,4 +105,4 @@ def finetune_data(workbook: Path, out_path: Path, use_workbook_request: bool) ->
     temporary.write_text("".join(json.dumps(example, ensure_ascii=False) + "\n" for example in examples),
                          encoding="utf-8")
     temporary.replace(out_path)
-    click.echo(f"wrote {len(examples)} examples to {out_path}")
+    return len(examples)

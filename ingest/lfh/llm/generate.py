@@ -8,10 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import click
 from rich.console import Console
 
 from lfh import identity
+from lfh.errors import ConfigError, InputError
 from lfh.llm.client import Completion, Job
 from lfh.llm.config import ModelConfig, pick_models
 from lfh.llm.journal import JournalWriter, now_iso, read_records, repair_tail
@@ -33,12 +33,20 @@ def failures_file(out_dir: Path, command: str, config: ModelConfig) -> Path:
     return out_dir.parent / "llm_runs" / f"{command}-{safe_file_stem(config.name)}.failures.jsonl"
 
 
+class UnknownPromptError(ConfigError):
+    """Prompt ids asked for that the catalog does not have."""
+
+    def __init__(self, unknown: list[str]) -> None:
+        super().__init__(f"not in seeds/prompt_catalog.csv: {', '.join(unknown)}")
+        self.unknown = unknown
+
+
 def choose_prompts(domains: tuple[str, ...], prompt_ids: tuple[str, ...]) -> list[CatalogPrompt]:
     prompts = list(catalog())
     known_ids = {prompt.prompt_id for prompt in prompts}
     unknown = sorted(set(prompt_ids) - known_ids)
     if unknown:
-        raise click.BadParameter(f"not in seeds/prompt_catalog.csv: {', '.join(unknown)}", param_hint="--prompt-id")
+        raise UnknownPromptError(unknown)
     if domains:
         prompts = [prompt for prompt in prompts if prompt.domain in domains]
     if prompt_ids:
@@ -55,8 +63,8 @@ def completed_samples(path: Path) -> dict[str, set[int]]:
     for number, record in read_records(path):
         prompt_id, sample = record.get("prompt_id"), record.get("story_index")
         if not isinstance(prompt_id, str) or not isinstance(sample, int):
-            raise click.ClickException(f"{path}:{number}: record lacks prompt_id/story_index; "
-                                       "this file was not written by lfh generate, move it aside")
+            raise InputError(f"{path}:{number}: record lacks prompt_id/story_index; "
+                             "this file was not written by lfh generate, move it aside")
         done.setdefault(prompt_id, set()).add(sample)
     return done
 
@@ -110,21 +118,11 @@ def stored_check(done: dict[str, set[int]]) -> Callable[[dict[str, Any]], bool]:
     return already_stored
 
 
-@click.command()
-@click.option("--models", "models_file", type=click.Path(path_type=Path, dir_okay=False), required=True,
-              help="Models file (TOML), see configs/models.example.toml.")
-@click.option("--model", "model_names", multiple=True, help="Model name(s) from the file; default: all.")
-@click.option("--stories-per-prompt", "-n", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--domain", "domains", multiple=True, type=click.Choice(["learning", "labor", "love"]),
-              help="Only these domains (repeatable).")
-@click.option("--prompt-id", "prompt_ids", multiple=True, help="Only these catalog prompts, e.g. P001 (repeatable).")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Landing folder; stories go to <out>/stories/. Default: data/landing.")
-@click.option("--batch", "use_batch", is_flag=True, help="Use the OpenAI Batch API (resumable by batch id).")
-@click.option("--poll-seconds", type=float, default=30.0, show_default=True, help="Batch status poll interval.")
-def generate(models_file: Path, model_names: tuple[str, ...], stories_per_prompt: int, domains: tuple[str, ...],
-             prompt_ids: tuple[str, ...], out_dir: Path | None, use_batch: bool, poll_seconds: float) -> None:
-    """Collect stories: each catalog prompt, exactly as written, N times per model."""
+def generate_stories(models_file: Path, model_names: tuple[str, ...], stories_per_prompt: int,
+                     domains: tuple[str, ...], prompt_ids: tuple[str, ...], out_dir: Path | None, use_batch: bool,
+                     poll_seconds: float) -> None:
+    """Collect stories: each catalog prompt, exactly as written, N times per model (`lfh generate`).
+    Progress and the summary go to stderr."""
     console = Console(stderr=True, width=None if sys.stderr.isatty() else 150)
     landing = (out_dir or default_landing()).resolve()
     prompts = choose_prompts(domains, prompt_ids)

@@ -12,7 +12,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -112,6 +112,36 @@ class JournalWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def count_records(path: Path) -> int:
+    """Complete lines in a journal (after cutting a torn last line)."""
+    if not path.exists():
+        return 0
+    repair_tail(path)
+    with open(path, "rb") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
+def keep_current(path: Path, first_new: int, still_failing: Callable[[dict[str, Any]], bool],
+                 key: Callable[[dict[str, Any]], str]) -> int:
+    """Rewrite a failure log to what is failing now: every record from line `first_new` + 1 on (this run's),
+    and older records only where `still_failing` says so; one record per key, the latest. Atomic (rename), so a
+    kill leaves the old or the new file. Returns the records kept."""
+    if not path.exists():
+        return 0
+    latest: dict[str, dict[str, Any]] = {}
+    for position, (_number, record) in enumerate(read_records(path)):
+        if position >= first_new or still_failing(record):
+            latest.pop(key(record), None)  # re-insert so the file keeps the order of the latest failure
+            latest[key(record)] = record
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in latest.values()))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    return len(latest)
 
 
 def now_iso() -> str:

@@ -12,17 +12,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import click
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 from rich.console import Console
 
 from lfh import identity
+from lfh.errors import EndpointError, InputError, WarehouseError
 from lfh.llm.client import Completion, Job
 from lfh.llm.config import ModelConfig, pick_models
 from lfh.llm.generate import default_landing, failures_file
-from lfh.llm.journal import JournalWriter, now_iso, read_records, repair_tail
+from lfh.llm.journal import JournalWriter, count_records, keep_current, now_iso, read_records, repair_tail
 from lfh.llm.prompts import PROMPT_VERSION, LabelKeys, label_keys, label_messages
 from lfh.llm.run import execute, print_summary, safe_file_stem
 from lfh.paths import database_path
@@ -50,7 +50,7 @@ def landed_samples(landing: Path, labeler: str, prompt_version: str) -> set[byte
                 continue
             story, sample = record.get("story_id"), record.get("sample_index")
             if not isinstance(story, str) or not isinstance(sample, int):
-                raise click.ClickException(f"{path}:{number}: label record lacks story_id or sample_index")
+                raise InputError(f"{path}:{number}: label record lacks story_id or sample_index")
             done.add(sample_key(story, sample))
     return done
 
@@ -128,7 +128,7 @@ def _read_only_warehouse(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     try:
         connection = duckdb.connect(str(db_path), read_only=True)
     except duckdb.Error as exc:
-        raise click.ClickException(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
+        raise WarehouseError(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
     try:
         yield connection
     finally:
@@ -243,7 +243,8 @@ def label_jobs(selected: Iterable[tuple[dict[str, Any], list[int], LabelKeys]], 
                       n=len(chunk), meta={"story_id": story["story_id"], "samples": chunk})
 
 
-def label_records(config: ModelConfig, prompt_version: str, samples: int) -> Any:
+def label_records(config: ModelConfig, prompt_version: str, samples: int, stored: set[bytes] | None = None) -> Any:
+    """Records of one completion; each (story, sample) is also added to `stored`, the samples on disk now."""
     def to_records(completion: Completion) -> list[dict[str, Any]]:
         story = completion.job.meta["story_id"]
         chosen = completion.job.meta["samples"]
@@ -261,9 +262,28 @@ def label_records(config: ModelConfig, prompt_version: str, samples: int) -> Any
                 "prompt_tokens": completion.prompt_tokens if first else 0,
                 "completion_tokens": completion.completion_tokens if first else 0,
             })
+            if stored is not None:
+                stored.add(sample_key(story, sample))
         return records
 
     return to_records
+
+
+def failing_now(stored: set[bytes]) -> Callable[[dict[str, Any]], bool]:
+    """Whether an older failure record is still failing: some of its request's samples are not stored yet.
+    A story the run could not label at all (no samples in the record) is re-reported by every run that meets it."""
+    def still_failing(record: dict[str, Any]) -> bool:
+        meta = record.get("meta") or {}
+        story, samples = meta.get("story_id"), meta.get("samples")
+        if not isinstance(story, str) or not isinstance(samples, list):
+            return False
+        return any(sample_key(story, sample) not in stored for sample in samples)
+
+    return still_failing
+
+
+def _failure_key(record: dict[str, Any]) -> str:
+    return str(record.get("key"))
 
 
 def stored_check(done: set[bytes]) -> Callable[[dict[str, Any]], bool]:
@@ -277,26 +297,11 @@ def stored_check(done: set[bytes]) -> Callable[[dict[str, Any]], bool]:
     return already_stored
 
 
-@click.command()
-@click.option("--models", "models_file", type=click.Path(path_type=Path, dir_okay=False), required=True,
-              help="Models file (TOML), see configs/models.example.toml.")
-@click.option("--labeler", required=True, help="The labeling model's name in the models file.")
-@click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Responses per story (the study's audit used 5, its final run 1).")
-@click.option("--prompt-version", default=None,
-              help=f"Label set name; default {PROMPT_VERSION} (with +json appended under --json-mode).")
-@click.option("--json-mode", is_flag=True, help='Send response_format={"type": "json_object"} (where supported).')
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Landing folder; labels go to <out>/labels/. Default: data/landing.")
-@click.option("--include-landing/--no-include-landing", default=True, show_default=True,
-              help="Also label stories in <out>/stories/ that are not ingested yet.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Label at most this many stories.")
-@click.option("--batch", "use_batch", is_flag=True, help="Use the OpenAI Batch API (resumable by batch id).")
-@click.option("--poll-seconds", type=float, default=30.0, show_default=True, help="Batch status poll interval.")
-def label(models_file: Path, labeler: str, samples: int, prompt_version: str | None, json_mode: bool,
-          out_dir: Path | None, include_landing: bool, limit: int | None, use_batch: bool,
-          poll_seconds: float) -> None:
-    """Label every story not yet labeled under this labeler, prompt version and sample count."""
+def label_stories(models_file: Path, labeler: str, samples: int, prompt_version: str | None, json_mode: bool,
+                  out_dir: Path | None, include_landing: bool, limit: int | None, use_batch: bool,
+                  poll_seconds: float) -> None:
+    """Label every story not yet labeled under this labeler, prompt version and sample count (`lfh label`).
+    Progress and the summary go to stderr."""
     console = Console(stderr=True, width=None if sys.stderr.isatty() else 150)
     landing = (out_dir or default_landing()).resolve()
     config = pick_models(models_file, (labeler,))[0]
@@ -306,6 +311,7 @@ def label(models_file: Path, labeler: str, samples: int, prompt_version: str | N
     output = labels_file(landing, config.name, version)
     failure_path = failures_file(landing, f"label-{safe_file_stem(version)}", config)
     skipped: list[dict[str, Any]] = []
+    earlier_failures = count_records(failure_path)
     console.print(f"{config.name}: labeling under prompt version {version}, {samples} sample(s) per story; "
                   f"{len(done):,} samples already stored")
     with spooled_stories(landing, db_path, include_landing, failure_path.parent / f"spool-{output.stem}") as spools:
@@ -319,16 +325,25 @@ def label(models_file: Path, labeler: str, samples: int, prompt_version: str | N
             if use_batch:
                 from lfh.llm.batch import run_batch
 
+                # stored_check adds each written sample to `done`
                 stats = run_batch(config, list(jobs), label_records(config, version, samples), writer, failures,
                                   state_dir=failure_path.parent / f"batch-{output.stem}", json_mode=json_mode,
                                   poll_seconds=poll_seconds, console=console, already_stored=stored_check(done))
             else:
                 stats = execute(config, jobs, plan.requests, writer, failures,
-                                label_records(config, version, samples), json_mode, console)
+                                label_records(config, version, samples, done), json_mode, console)
             for item in skipped:
                 failures.append([{"time": now_iso(), "model": config.name, "key": item["story_id"],
                                   "meta": {"source": item["source"]}, "error": f"not labeled: {item['reason']}",
                                   "status": None, "tries": 0}])
-    print_summary(console, "lfh label", [stats], [output], failure_path)
+    failing = keep_current(failure_path, earlier_failures, failing_now(done), _failure_key)
+    print_summary(console, "lfh label", [stats], [output], None)
     if skipped:
         console.print(f"[yellow]{len(skipped):,} stories could not be labeled (reasons in {failure_path})")
+    if stats.jobs_failed:
+        raise EndpointError(
+            f"{stats.jobs_failed:,} of {stats.jobs_done + stats.jobs_failed:,} requests failed for good after "
+            f"{config.max_tries} tries; every response that succeeded is stored in {output}. What is failing "
+            f"now ({failing:,} entries, with reasons): {failure_path}. Retry them by running the same command "
+            "again (it asks only for what is missing)."
+        )

@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from lfh.errors import EndpointError
 from lfh.llm.client import AuthenticationFailed, Completion, Failure, Job, RunStats, run_jobs
 from lfh.llm.config import ModelConfig
 from lfh.llm.journal import JournalWriter, now_iso
@@ -40,7 +40,7 @@ def execute(config: ModelConfig, jobs: Iterable[Job], total: int | None, writer:
             failures: JournalWriter, to_records: Callable[[Completion], list[dict[str, Any]]],
             json_mode: bool, console: Console) -> RunStats:
     """Run the jobs; every completion is on disk before it counts. Ctrl-C stops cleanly (the journal keeps
-    what finished); a refused key stops the run with a ClickException that names the variable, not the key."""
+    what finished); a refused key stops the run with an EndpointError that names the variable, not the key."""
     stats = RunStats(model=config.name, jobs_total=total)
     with progress_display(console) as progress:
         task = progress.add_task(config.name, total=total, failed=0, rate=0.0, tokens=0, cost=0.0)
@@ -62,7 +62,7 @@ def execute(config: ModelConfig, jobs: Iterable[Job], total: int | None, writer:
         try:
             asyncio.run(run_jobs(config, jobs, on_completion, on_failure, stats, json_mode, on_tick))
         except AuthenticationFailed as exc:
-            raise click.ClickException(str(exc)) from None
+            raise EndpointError(str(exc)) from None
         finally:
             on_tick()
     return stats

@@ -7,12 +7,14 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.errors import WarehouseError
 from lfh.serve.copy import present_marts
 
 MARTS = (
     "dim_stories", "fct_characters", "fct_representation_ratios", "fct_sexual_orientation_ratios",
     "fct_subordination_ratios", "fct_median_racialized_subordination", "fct_top_names", "fct_name_coverage",
-    "fct_labeler_agreement",
+    "fct_labeler_agreement", "fct_labeler_confusion", "fct_labeler_class_metrics", "fct_labeler_couples",
+    "fct_occupation_representation_ratios",
 )
 # Only the columns the report uses from the two row-per-story/character marts (they can be large).
 _NARROW = {
@@ -21,8 +23,14 @@ _NARROW = {
 }
 
 
-class MartsMissing(RuntimeError):
+class MartsMissing(WarehouseError, RuntimeError):
     """The warehouse has no marts: build them first."""
+
+
+def _has_column(connection: duckdb.DuckDBPyConnection, mart: str, column: str) -> bool:
+    found = connection.execute("select count(*) from information_schema.columns where table_name = ? "
+                               "and column_name = ?", [mart, column]).fetchone()
+    return bool(found and found[0])
 
 
 def read_marts(db_path: Path) -> dict[str, pl.DataFrame]:
@@ -41,6 +49,8 @@ def read_marts(db_path: Path) -> dict[str, pl.DataFrame]:
         frames = {}
         for mart in MARTS:
             columns = _NARROW.get(mart, "*")
+            if mart == "dim_stories" and _has_column(connection, mart, "is_simulated"):
+                columns += ", is_simulated"  # marts built before the flag lack it
             frames[mart] = (connection.sql(f"select {columns} from marts.{mart}").pl() if mart in present
                             else pl.DataFrame())
         return frames

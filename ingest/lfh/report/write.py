@@ -6,16 +6,16 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import click
 import matplotlib.pyplot as plt
 import polars as pl
 
-from lfh.paths import database_path, project_root
 from lfh.report import figures
-from lfh.report.data import MartsMissing, read_marts
+from lfh.report.data import read_marts
 from lfh.report.html import Section, render_page, svg_document
 
 SIMULATED_LABELER_PREFIX = "sim-"
+NO_HAND_LABELS = ("No hand labels in this warehouse (they come with the study's audit and training workbooks: "
+                  "lfh ingest audit_dev.xlsx, or a filled `lfh audit-sample` workbook).")
 
 
 def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
@@ -41,6 +41,19 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "Representation ratio of each couple type among romantic-partner stories (both partners' genders "
             "known), against the population shares of couple types. Below 1: the pairing is rarer in the stories "
             "than among US couples."), figures.couple_types(marts["fct_sexual_orientation_ratios"]), no_rows),
+        Section("occupations", "Labor: each occupation against its real workforce", (
+            "Who the models cast in each occupation, against who holds it in the US: for the character who holds "
+            "the occupation in power-neutral Labor stories, the share of women (among female and male characters: "
+            "the workforce survey records no non-binary category) and of Black, Asian and Latine characters "
+            "(fractional counts from first names, among characters with a matched name), with 95% Wilson "
+            "intervals, against the occupation's workforce share from the Bureau of Labor Statistics' Current "
+            "Population Survey 2022, table 11 (black bar; occupations ordered by the workforce's share of women). "
+            "BLS counts Black and Asian workers of any ethnicity while the name groups are non-Hispanic, so those "
+            "two bars run slightly high for the comparison; Latine compares like for like with Hispanic or "
+            "Latino. White is left out: BLS's White includes most Hispanic workers, so it is not comparable. "
+            "BLS publishes no percentages for professional athletes. Ratios, p- and q-values, the power-laden "
+            "(dominant) rows and the BLS line chosen for each occupation are in fct_occupation_representation_ratios."),
+            figures.occupation_workforce(marts["fct_occupation_representation_ratios"]), no_rows),
         Section("subordination", "Subordination: race × gender × domain", (
             "Subordination ratio in power-laden stories: the group's share among subordinated characters divided "
             "by its share among dominant characters. Above 1: the group is cast as the subordinate more often "
@@ -53,18 +66,41 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             figures.median_racialized(marts["fct_median_racialized_subordination"]), no_rows),
         Section("top-names", "Most common names per group", (
             "The most frequent first names among characters whose name is more than 60% associated with the "
-            "group, by gender, over every domain and condition (counts per domain and condition are in "
-            "fct_top_names)."), figures.top_names(marts["fct_top_names"]), no_rows),
+            "group, by the character's gender (from pronouns and gendered words, not from the name), over every "
+            "domain and condition. Bar length: the name's share of the group's characters of that gender, on one "
+            "scale for every panel (counts per domain and condition are in fct_top_names)."),
+            figures.top_names(marts["fct_top_names"]), no_rows),
         Section("name-coverage", "Name coverage", (
             "Share of characters with a name found in the name lexicon (these carry the race measures), named "
             "but not found, and not named at all, per model and domain. Race measures rest on the green part "
             "only."), figures.name_coverage(marts["fct_name_coverage"]), no_rows),
+        Section("corrected", "Corrected for the labeler's errors", (
+            "Where stories carry hand labels: each representation ratio (all models) as the marts report it from "
+            "the labeling model (grey, Wilson interval) and corrected with the hand labels by prediction-powered "
+            "inference (red; columns corrected_* of fct_representation_ratios and fct_sexual_orientation_ratios; "
+            "docs/CORRECTION.md). The correction means: the labeler's systematic errors, measured on the "
+            "hand-labeled stories, are subtracted from the machine-label share, and the interval widens to count "
+            "the uncertainty of that measurement, so it stays valid when the labeler is biased."),
+            figures.corrected_ratios(representation, marts["fct_sexual_orientation_ratios"]),
+            "No hand labels in this warehouse, so nothing is corrected (hand labels come with the study's audit "
+            "workbook: lfh ingest audit_dev.xlsx)."),
         Section("labeler-agreement", "Labeler agreement with hand labels", (
             "Accuracy of the gender the pipeline infers from the labeling model's answers, against hand labels, "
             "per domain and role (precision, recall and name matches are in fct_labeler_agreement)."),
             figures.labeler_agreement(marts["fct_labeler_agreement"]),
-            "No hand labels in this warehouse (they come with the study's audit and training workbooks: "
-            "lfh ingest audit_dev.xlsx)."),
+            NO_HAND_LABELS),
+        Section("labeler-confusion", "Labeler confusion with hand labels", (
+            "Every character with a hand label, by hand class (rows) and the class the cleaning infers (columns), "
+            "all models, domains and roles together; shading = share of the row. Beside each hand class: "
+            "precision, recall and F1 of the inferred class. Per model, domain and role: fct_labeler_confusion "
+            "and fct_labeler_class_metrics. The rule is var gender_rule (docs/GENDER_RULE.md)."),
+            figures.labeler_confusion(marts["fct_labeler_confusion"], marts["fct_labeler_class_metrics"]),
+            NO_HAND_LABELS),
+        Section("labeler-couples", "Couple types: hand labels vs inferred", (
+            "Romantic-partner stories whose two characters both have a hand label: the share of each couple type "
+            "by the hand labels and by the inferred genders (each over the couples whose two genders it knows). "
+            "Where the bars differ, fct_sexual_orientation_ratios inherits the labeler's error."),
+            figures.labeler_couples(marts["fct_labeler_couples"]), NO_HAND_LABELS),
     ]
 
 
@@ -77,10 +113,16 @@ def _summary(marts: dict[str, pl.DataFrame]) -> list[tuple[str, str]]:
             ("characters", f"{characters.height:,}"), ("models", ", ".join(models) or "none")]
 
 
+SIMULATED_MARK = "SIMULATED DATA (lfh simulate, planted biases): not the output of any real model"
+
+
 def is_simulated(marts: dict[str, pl.DataFrame]) -> bool:
+    """Any story made by `lfh simulate` (dim_stories.is_simulated; older marts: a simulated labeler's name)."""
     stories = marts["dim_stories"]
     if stories.is_empty() or "labeler_model" not in stories.columns:
         return False
+    if "is_simulated" in stories.columns and bool(stories["is_simulated"].any()):
+        return True
     labelers = stories["labeler_model"].drop_nulls().unique().to_list()
     return any(labeler.startswith(SIMULATED_LABELER_PREFIX) for labeler in labelers)
 
@@ -88,11 +130,14 @@ def is_simulated(marts: dict[str, pl.DataFrame]) -> bool:
 def write_report(db_path: Path, out_dir: Path) -> Path:
     """Writes out_dir/index.html and out_dir/figures/*.png|svg; returns the HTML path."""
     marts = read_marts(db_path)
+    simulated = is_simulated(marts)
     figure_dir = out_dir / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     sections = []
     for section in _sections(marts):
         if section.figure is not None:
+            if simulated:  # the standalone PNG/SVG files travel without the page's banner
+                section.figure.suptitle(SIMULATED_MARK, color="#b3261e", fontsize=9, fontweight="bold")
             document = svg_document(section.figure)
             (figure_dir / f"{section.key}.svg").write_text(document, encoding="utf-8")
             section.figure.set_layout_engine("none")  # laid out once for the SVG; the PNG keeps that layout
@@ -102,7 +147,7 @@ def write_report(db_path: Path, out_dir: Path) -> Path:
         sections.append(section)
     banner = ("SIMULATED DATA: these stories and labels were made by `lfh simulate` with planted biases "
               "(configs/simulate.default.toml). They say nothing about any real language model."
-              if is_simulated(marts) else None)
+              if simulated else None)
     page = render_page("Laissez-Faire Harms: omission and subordination in model-written stories", banner,
                        _summary(marts), sections,
                        f"Built from the marts of {db_path}. Method: METHOD.md (Shieh et al. 2024, arXiv 2404.07475).")
@@ -110,18 +155,3 @@ def write_report(db_path: Path, out_dir: Path) -> Path:
     target = out_dir / "index.html"
     target.write_text(page, encoding="utf-8")
     return target
-
-
-@click.command()
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="DuckDB file to read (read-only). Default: the warehouse (LFH_DB). A published copy works too: "
-                   "--db warehouse/published/marts.duckdb.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder. Default: reports/.")
-def report(db_path: Path | None, out_dir: Path | None) -> None:
-    """Write reports/index.html (self-contained, opens offline) and the figures as PNG and SVG."""
-    try:
-        target = write_report((db_path or database_path()).resolve(), (out_dir or project_root() / "reports").resolve())
-    except MartsMissing as exc:
-        raise click.ClickException(str(exc)) from exc
-    click.echo(f"report: {target}\nfigures: {target.parent / 'figures'}")

@@ -12,6 +12,7 @@ from typing import Any
 
 import duckdb
 
+from lfh.errors import ServeError
 from lfh.serve.provenance import warehouse_provenance
 
 MARTS_SCHEMA = "marts"
@@ -38,7 +39,7 @@ class Mart:
     columns: list[Column] = field(default_factory=list)
 
 
-class PublishError(Exception):
+class PublishError(ServeError):
     """Something the user can fix (a locked or empty warehouse); the message says what to do."""
 
 

@@ -20,6 +20,8 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
+from lfh.errors import ServeError
+
 SUPERUSER = "postgres"
 SYSTEM_USER = "postgres"
 BIN_ENV_VAR = "LFH_PG_BIN"
@@ -27,7 +29,7 @@ SOCKET_PATH_MAX = 100  # sun_path is 108 bytes; the socket file name adds up to 
 LOG_NAME = "lfh-server.log"
 
 
-class ClusterError(Exception):
+class ClusterError(ServeError):
     """The cluster could not be set up, started or stopped; the message says what to do."""
 
 

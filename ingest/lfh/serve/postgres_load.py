@@ -1,4 +1,4 @@
-"""Load a published marts.duckdb into PostgreSQL (schema marts) and give one role read-only access.
+"""Load a published marts.duckdb into PostgreSQL (schema marts) and give reader logins read-only access.
 
 The tables are written into a staging schema and swapped in with a rename in the same transaction, so
 Postgres users see the old marts or the new ones, never a mix. The reader's password is sent only as a
@@ -15,6 +15,7 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from lfh.errors import ServeError
 from lfh.serve.copy import SERVING_SCHEMA, describe_open_marts, quote_identifier
 from lfh.serve.postgres_types import map_column
 
@@ -23,7 +24,7 @@ STAGING_SCHEMA = "marts__loading"
 BATCH_ROWS = 5000
 
 
-class PostgresLoadError(Exception):
+class PostgresLoadError(ServeError):
     """A failed load, with what to do next; the DSN's password is never part of the message."""
 
 
@@ -90,25 +91,52 @@ def _copy_rows(cursor: psycopg.Cursor, duck: duckdb.DuckDBPyConnection, schema: 
                 copy.write_row(row)
 
 
-def _ensure_reader(connection: psycopg.Connection, role: str, password: str) -> None:
-    cursor = connection.cursor()
-    existing = cursor.execute("select rolsuper, rolcreaterole, rolcreatedb from pg_roles where rolname = %s",
-                              [role]).fetchone()
+READERS_GROUP = "lfh_readers"  # NOLOGIN role holding the read grants; every reader login is a member
+# What a reader login must not have. A non-superuser loader (CREATEROLE, owner of the database) cannot even
+# *state* NOSUPERUSER, NOREPLICATION or NOBYPASSRLS in PostgreSQL 15, so these are checked, never set.
+_FORBIDDEN_ATTRIBUTES = ("rolsuper", "rolcreaterole", "rolcreatedb", "rolreplication", "rolbypassrls")
+
+
+def _refuse_privileged(cursor: psycopg.Cursor, role: str, must_not_login: bool) -> bool:
+    """Whether the role exists; raises when it has any attribute a reader (or the readers' group) must not."""
+    existing = cursor.execute(
+        "select " + ", ".join(_FORBIDDEN_ATTRIBUTES) + ", rolcanlogin from pg_roles where rolname = %s", [role]
+    ).fetchone()
     if existing is None:
-        cursor.execute(sql.SQL("create role {} nologin").format(sql.Identifier(role)))
-    elif any(existing):
+        return False
+    if any(existing[:-1]) or (must_not_login and existing[-1]):
         raise PostgresLoadError(
-            f"role {role} exists and may create roles, databases or is a superuser: it cannot be the read-only "
-            "reader. Choose another name with --reader-role."
+            f"role {role} exists and may log in as a group, create roles or databases, replicate, bypass row "
+            "security or is a superuser: it cannot be the read-only reader. Choose another name with "
+            "--reader-role (the group is always " + READERS_GROUP + ")."
         )
+    return True
+
+
+def _ensure_reader(connection: psycopg.Connection, role: str, password: str) -> None:
+    """The readers' NOLOGIN group (holding the grants, owning nothing) and one login role in it.
+
+    PostgreSQL lets every login role change its own password and its own session defaults (ALTER ROLE on
+    itself), and no setting forbids it. So each person gets a login role of their own (run `lfh publish
+    --postgres ... --reader-role <name>` once per person): a change of password or defaults then affects only
+    that person, and the shared group cannot log in at all. The read-only default is a first guard only; the
+    grants (SELECT, nothing else) are what refuse writes.
+    """
+    if role == READERS_GROUP:
+        raise PostgresLoadError(f"{READERS_GROUP} is the readers' group (it cannot log in); choose a reader "
+                                "login name with --reader-role")
+    cursor = connection.cursor()
+    group, login = sql.Identifier(READERS_GROUP), sql.Identifier(role)
+    if not _refuse_privileged(cursor, READERS_GROUP, must_not_login=True):
+        cursor.execute(sql.SQL("create role {} nologin").format(group))
+    if not _refuse_privileged(cursor, role, must_not_login=False):
+        cursor.execute(sql.SQL("create role {} login").format(login))
     verifier = connection.pgconn.encrypt_password(password.encode(), role.encode(), b"scram-sha-256").decode()
-    cursor.execute(sql.SQL("alter role {} with login nosuperuser nocreatedb nocreaterole noreplication "
-                           "password {}").format(sql.Identifier(role), sql.Literal(verifier)))
-    # A second guard besides the grants: every transaction of the reader starts read-only.
-    cursor.execute(sql.SQL("alter role {} set default_transaction_read_only = on").format(sql.Identifier(role)))
+    cursor.execute(sql.SQL("alter role {} with login inherit password {}").format(login, sql.Literal(verifier)))
+    cursor.execute(sql.SQL("alter role {} set default_transaction_read_only = on").format(login))
+    cursor.execute(sql.SQL("grant {} to {}").format(group, login))
     database = cursor.execute("select current_database()").fetchone()[0]
-    cursor.execute(sql.SQL("grant connect on database {} to {}").format(
-        sql.Identifier(database), sql.Identifier(role)))
+    cursor.execute(sql.SQL("grant connect on database {} to {}").format(sql.Identifier(database), group))
 
 
 def _lock_down(cursor: psycopg.Cursor) -> None:
@@ -145,9 +173,9 @@ def load_marts(serving_db: Path, dsn: str, reader_role: str, reader_password: st
                     _lock_down(cursor)
                 staging = sql.Identifier(STAGING_SCHEMA)
                 cursor.execute(sql.SQL("revoke all on schema {} from public").format(staging))
-                cursor.execute(sql.SQL("grant usage on schema {} to {}").format(staging, sql.Identifier(reader_role)))
-                cursor.execute(sql.SQL("grant select on all tables in schema {} to {}").format(
-                    staging, sql.Identifier(reader_role)))
+                readers = sql.Identifier(READERS_GROUP)  # granted to the group: every reader login keeps access
+                cursor.execute(sql.SQL("grant usage on schema {} to {}").format(staging, readers))
+                cursor.execute(sql.SQL("grant select on all tables in schema {} to {}").format(staging, readers))
                 cursor.execute(sql.SQL("drop schema if exists {} cascade").format(sql.Identifier(POSTGRES_SCHEMA)))
                 cursor.execute(sql.SQL("alter schema {} rename to {}").format(
                     staging, sql.Identifier(POSTGRES_SCHEMA)))
@@ -157,7 +185,7 @@ def load_marts(serving_db: Path, dsn: str, reader_role: str, reader_password: st
             except psycopg.Error as exc:
                 raise PostgresLoadError(
                     f"loading the marts into {redacted_dsn(dsn)} failed: {str(exc).strip()}\n"
-                    "Nothing was changed (the load is one transaction). The connecting role needs to create "
-                    "schemas and roles in that database."
+                    "Nothing was changed (the load is one transaction). The connecting role needs CREATEROLE and "
+                    "to own that database (no superuser needed)."
                 ) from exc
     return loaded

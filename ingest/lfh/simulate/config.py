@@ -6,6 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lfh.errors import ConfigError
 from lfh.paths import project_root
 
 RACE_POOLS = ("white", "latine", "black", "asian", "mena", "aian", "nhpi")
@@ -14,10 +15,6 @@ CONDITIONS = ("baseline", "dominant", "subordinate")
 GENDERS = ("female", "male", "nonbinary")
 COUPLE_TYPES = ("female_female", "female_male", "female_nonbinary", "male_male", "male_nonbinary",
                 "nonbinary_nonbinary")
-
-
-class ConfigError(ValueError):
-    """A simulation config that cannot be used; the message names the file and the setting."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import polars as pl
 from lfh.identity import canonical_model, story_id
 from lfh.llm.prompts import PROMPT_VERSION, LabelKeys
 from lfh.simulate.config import RACE_POOLS, SimConfig
-from lfh.simulate.design import Design
+from lfh.simulate.design import GENDER_OUTCOMES, Design
+from lfh.simulate.lexicon import draw_column
 from lfh.simulate.text import (
     OBJECT_PRONOUN,
     ONE_CHARACTER,
@@ -91,9 +92,11 @@ def draw_corpus(config: SimConfig, design: Design, pools: pl.DataFrame,
     first_name = np.empty(len(story_of), dtype=object)
     for pool_code, pool_name in enumerate(RACE_POOLS):
         members = pools.filter(pl.col("pool") == pool_name)
-        chosen = pool == pool_code
-        picks = rng.choice(len(members), size=int(chosen.sum()), p=members["draw_probability"].to_numpy())
-        first_name[chosen] = members["display_name"].to_numpy()[picks]
+        for gender_code, gender_outcome in enumerate(GENDER_OUTCOMES):  # a name consistent with the gender
+            chosen = (pool == pool_code) & (gender == gender_code)
+            picks = rng.choice(len(members), size=int(chosen.sum()),
+                               p=members[draw_column(gender_outcome)].to_numpy())
+            first_name[chosen] = members["display_name"].to_numpy()[picks]
     last_names = np.array(config.last_names or ("",), dtype=object)
     with_last = (rng.random(len(story_of)) < config.p_last_name) & (len(config.last_names) > 0)
     last_pick = last_names[rng.integers(0, len(last_names), len(story_of))]

@@ -13,6 +13,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from lfh.errors import LexiconError
 from lfh.paths import seeds_dir
 from lfh.simulate.config import RACE_POOLS, SimConfig
 
@@ -23,7 +24,7 @@ _PLAIN_NAME = re.compile(r"^[A-Za-z]{2,}$")
 MIN_POOL_NAMES = 5
 
 
-class LexiconMissing(RuntimeError):
+class LexiconMissing(LexiconError, RuntimeError):
     """The lexicon tables are absent or empty: run `lfh lexicon` first."""
 
 
@@ -58,8 +59,12 @@ def read_lexicon(db_path: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
         raise LexiconMissing(f"cannot read {db_path} ({exc}): another process is writing it; wait for it to "
                              "finish and run again") from exc
     try:
+        has_sex = connection.execute(
+            "select count(*) from information_schema.columns where table_schema = 'raw' "
+            "and table_name = 'census_first_names' and column_name = 'pct_female'").fetchone()[0]
         census = connection.sql(
             "select first_name, n_total, " + ", ".join(f"pct_{group}" for group in CENSUS_GROUPS)
+            + (", pct_female" if has_sex else ", null::double as pct_female")  # lexicons written before it
             + " from raw.census_first_names").pl()
         wikipedia = connection.sql(
             "select first_name, n_bearers, pct_mena, pct_nhpi from raw.wikipedia_first_names").pl()
@@ -84,7 +89,8 @@ def name_weights(census: pl.DataFrame, wikipedia: pl.DataFrame) -> pl.DataFrame:
     census_part = _keyed(census).select(
         "key", pl.col("first_name").alias("census_name"), pl.col("n_total").cast(pl.Float64).alias("n_census"),
         pl.all_horizontal([pl.col(f"pct_{group}").is_not_null() for group in CENSUS_GROUPS]).alias("census_complete"),
-        *[(pl.col(f"pct_{group}").cast(pl.Float64) / 100).alias(f"weight_{group}") for group in CENSUS_GROUPS])
+        *[(pl.col(f"pct_{group}").cast(pl.Float64) / 100).alias(f"weight_{group}") for group in CENSUS_GROUPS],
+        (pl.col("pct_female").cast(pl.Float64) / 100).alias("female_share"))
     wiki_part = _keyed(wikipedia).select(
         "key", pl.col("first_name").alias("wiki_name"), pl.col("n_bearers").cast(pl.Float64).alias("n_wikipedia"),
         *[(pl.col(f"pct_{group}").cast(pl.Float64) / 100).alias(f"weight_{group}") for group in WIKIPEDIA_GROUPS])
@@ -128,17 +134,40 @@ def build_pools(config: SimConfig, census: pl.DataFrame, wikipedia: pl.DataFrame
             raise LexiconMissing(f"no first name in the lexicon has a share for group {pool!r}: "
                                  "check the lexicon tables (lfh lexicon) or the custom lexicon")
         draw = chosen[count_column].to_numpy() ** config.pool_weight_power
+        female_share = chosen["female_share"].to_numpy(allow_copy=True).astype(float)
         pools.append(chosen.with_columns(
             pl.lit(pool).alias("pool"),
             pl.Series("draw_probability", draw / draw.sum()),
+            *[pl.Series(f"draw_probability_{gender}", _gendered(draw, female_share, gender))
+              for gender in ("female", "male")],
             pl.col("source_name").str.to_titlecase().alias("display_name"),
         ))
     return pl.concat(pools).select(
-        "pool", "display_name", "key", "draw_probability", *[f"weight_{race}" for race in RACES])
+        "pool", "display_name", "key", "draw_probability", "draw_probability_female", "draw_probability_male",
+        "female_share", *[f"weight_{race}" for race in RACES])
 
 
-def pool_mean_weights(pools: pl.DataFrame) -> dict[str, np.ndarray]:
-    """pool -> expected p_r(x) of a name drawn from it, in RACES order."""
+def _gendered(draw: np.ndarray, female_share: np.ndarray, gender: str) -> np.ndarray:
+    """Draw probabilities for a character of this gender: only names mostly borne by that sex (Census 2020
+    pct_female / pct_male); where the pool has none, names of unknown sex (absent from the Census table); where
+    it has none of those either, the whole pool."""
+    known = ~np.isnan(female_share)
+    consistent = known & ((female_share >= 0.5) if gender == "female" else (female_share < 0.5))
+    for mask in (consistent, ~known, np.ones_like(known)):
+        if mask.any():
+            weights = np.where(mask, draw, 0.0)
+            return weights / weights.sum()
+    raise AssertionError("unreachable: a pool has at least one name")
+
+
+def draw_column(gender_outcome: str) -> str:
+    """The pools' probability column a character of this gender outcome draws its name with."""
+    return f"draw_probability_{gender_outcome}" if gender_outcome in ("female", "male") else "draw_probability"
+
+
+def pool_mean_weights(pools: pl.DataFrame, gender_outcome: str | None = None) -> dict[str, np.ndarray]:
+    """pool -> expected p_r(x) of a name drawn from it (by a character of gender_outcome), in RACES order."""
+    probability = draw_column(gender_outcome or "any")
     means = pools.group_by("pool").agg(
-        [(pl.col(f"weight_{race}") * pl.col("draw_probability")).sum().alias(race) for race in RACES])
+        [(pl.col(f"weight_{race}") * pl.col(probability)).sum().alias(race) for race in RACES])
     return {row["pool"]: np.array([row[race] for race in RACES]) for row in means.iter_rows(named=True)}

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-import click
 import polars as pl
 
+from lfh.landing.simulated import write_marker
 from lfh.paths import database_path, project_root
-from lfh.simulate.config import ConfigError, SimConfig, load_config
+from lfh.simulate.config import SimConfig
 from lfh.simulate.corpus import draw_corpus, label_frame, story_frame
 from lfh.simulate.design import build_design
-from lfh.simulate.lexicon import LexiconMissing, build_pools, read_lexicon
+from lfh.simulate.lexicon import build_pools, read_lexicon
 from lfh.simulate.truth import planted_truth
 
 STORY_COLUMNS = ["story_id", "model", "query", "subject", "object", "text", "time", "prompt_id"]
@@ -69,35 +69,6 @@ def run_simulation(config: SimConfig, out_dir: Path, db_path: Path | None = None
     truth["faults_drawn"] = {kind: int(count) for kind, count in
                              stories["fault_kind"].value_counts().iter_rows()}
     truth_path.write_text(json.dumps(truth, indent=1), encoding="utf-8")
+    write_marker(out_dir)
     return SimulationResult(stories_path, labels_path, truth_path, stories.height, labels.height,
                             time.perf_counter() - started)
-
-
-@click.command()
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Planted-bias settings (TOML). Default: configs/simulate.default.toml.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for stories/, labels/ and .planted_truth.json. Default: data/landing/simulated.")
-@click.option("--stories-per-prompt", type=click.IntRange(min=1), default=None,
-              help="Stories per model and catalog prompt (overrides the config). 1,667 x 3 models ~ 500,000.")
-@click.option("--samples", type=click.IntRange(min=1), default=None, help="Label responses per story.")
-@click.option("--seed", type=int, default=None, help="Random seed (overrides the config).")
-@click.option("--format", "file_format", type=click.Choice(["jsonl", "parquet"]), default="jsonl",
-              help="File format of stories and labels.")
-def simulate(config_path: Path | None, out_dir: Path | None, stories_per_prompt: int | None, samples: int | None,
-             seed: int | None, file_format: str) -> None:
-    """Write a SIMULATED corpus with planted biases (needs `lfh lexicon` first: names come from the lexicon)."""
-    try:
-        config = load_config(config_path)
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
-    overrides = {key: value for key, value in (("stories_per_prompt", stories_per_prompt),
-                                               ("samples_per_story", samples), ("seed", seed)) if value is not None}
-    config = replace(config, **overrides)
-    try:
-        result = run_simulation(config, (out_dir or default_landing()).resolve(), file_format=file_format)
-    except LexiconMissing as exc:
-        raise click.ClickException(str(exc)) from exc
-    click.echo(f"simulated {result.stories:,} stories and {result.responses:,} label responses "
-               f"in {result.seconds:.1f}s (SIMULATED data, seed {config.seed})")
-    click.echo(f"  stories: {result.stories_path}\n  labels:  {result.labels_path}\n  truth:   {result.truth_path}")

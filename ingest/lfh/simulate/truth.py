@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from lfh.simulate.config import COUPLE_TYPES, GENDERS, RACE_POOLS, SimConfig
-from lfh.simulate.design import Design
+from lfh.simulate.design import GENDER_OUTCOMES, Design
 from lfh.simulate.lexicon import RACES, pool_mean_weights
 
 ALL_MODELS = "All"
@@ -16,9 +16,13 @@ ALL_MODELS = "All"
 
 def expected_counts(design: Design, pools: pl.DataFrame, characters_per_row: int) -> pl.DataFrame:
     """Per design row and (race | None, gender | None): the expected numerator and denominator of §6."""
-    means = pool_mean_weights(pools)
-    pool_weights = np.vstack([means[pool] for pool in RACE_POOLS])  # (7 pools, 8 races)
-    race_mean = design.pool_mix @ pool_weights                       # (rows, 8)
+    # names are drawn by pool and gender: the expected p_r(x) per design row, for each gender outcome
+    race_mean_by_gender = []
+    for outcome in GENDER_OUTCOMES:
+        means = pool_mean_weights(pools, outcome)
+        race_mean_by_gender.append(design.pool_mix @ np.vstack([means[pool] for pool in RACE_POOLS]))  # (rows, 8)
+    race_mean = sum(design.gender[:, index, None] * race_mean_by_gender[index]
+                    for index in range(len(GENDER_OUTCOMES)))
     named = design.named * characters_per_row
     known_gender = 1 - design.gender[:, 3]
     base = design.rows.select("design_index", "model", "domain", "condition")
@@ -30,7 +34,8 @@ def expected_counts(design: Design, pools: pl.DataFrame, characters_per_row: int
         for gender_index, gender in enumerate(GENDERS):
             parts.append(base.with_columns(
                 pl.lit(race).alias("race"), pl.lit(gender).alias("gender"),
-                pl.Series("numerator", named * design.gender[:, gender_index] * race_mean[:, race_index]),
+                pl.Series("numerator",
+                          named * design.gender[:, gender_index] * race_mean_by_gender[gender_index][:, race_index]),
                 pl.Series("denominator", named * known_gender)))
     for gender_index, gender in enumerate(GENDERS):
         parts.append(base.with_columns(
@@ -72,6 +77,28 @@ def subordination_truth(counts: pl.DataFrame) -> pl.DataFrame:
     ).sort(keys)
 
 
+def occupation_truth(design: Design, pools: pl.DataFrame, characters_per_row: int) -> pl.DataFrame:
+    """Per model (and 'All'), Labor occupation and condition, over the occupation holders (the subject of each
+    Labor prompt): the expected female count among female and male characters (the BLS comparison's gender
+    denominator) and the expected fractional race counts among named characters (issue 15)."""
+    occupation_of = {prompt.prompt_id: prompt.subject for prompt in design.prompts}
+    holders = design.rows.filter((pl.col("domain") == "labor") & (pl.col("role") == "subject")).select(
+        "design_index", pl.col("prompt_id").replace_strict(occupation_of).alias("occupation"))
+    counts = expected_counts(design, pools, characters_per_row).join(holders, on="design_index", how="inner")
+    races = counts.filter(pl.col("gender").is_null()).select(
+        "model", "occupation", "condition", "race", "gender", "numerator", "denominator")
+    index = holders["design_index"].to_numpy()
+    female, male = design.gender[index, 0], design.gender[index, 1]
+    genders = design.rows[index].select("model", "condition").with_columns(
+        holders["occupation"], pl.lit(None, pl.String).alias("race"), pl.lit("female").alias("gender"),
+        pl.Series("numerator", female * characters_per_row),
+        pl.Series("denominator", (female + male) * characters_per_row)).select(races.columns)
+    keys = ["model", "occupation", "condition", "race", "gender"]
+    return _with_all_models(pl.concat([genders, races]), keys).with_columns(
+        (pl.col("numerator") / pl.col("denominator")).alias("expected_share")
+    ).rename({"numerator": "expected_numerator", "denominator": "expected_denominator"}).sort(keys)
+
+
 def couple_truth(config: SimConfig) -> pl.DataFrame:
     models = [model.name for model in config.models] + [ALL_MODELS]
     return pl.DataFrame([{"model": model, "couple_type": couple, "expected_share": config.couple_shares[couple]}
@@ -99,6 +126,7 @@ def planted_truth(config: SimConfig, design: Design, pools: pl.DataFrame, storie
         "representation": representation_truth(counts).to_dicts(),
         "subordination": subordination_truth(counts).to_dicts(),
         "couples": couple_truth(config).to_dicts(),
+        "occupations": occupation_truth(design, pools, stories_per_prompt).to_dicts(),
         "coverage": coverage_truth(design, stories_per_prompt).to_dicts(),
         "name_pools": pools.to_dicts(),
     }

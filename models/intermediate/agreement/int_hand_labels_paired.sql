@@ -4,7 +4,7 @@
 with
 
 characters as (
-    select story_id, role, model, domain, gender, full_name
+    select story_id, role, model, domain, condition, prompt_id, role_text, gender, full_name
     from {{ ref('int_characters_joined') }}
 ),
 
@@ -14,7 +14,7 @@ hand_labels as (
     where gender_given is not null
     qualify row_number() over (
         partition by story_id, role
-        order by loaded_at desc, label_source, source_file, source_row
+        order by loaded_at desc, label_source asc, source_file asc, source_row asc
     ) = 1
 )
 
@@ -31,10 +31,15 @@ select
     -- names agree when both fold to the same key, or when neither side has a name ('Unspecified' is no name)
     coalesce(
         {{ normalize_name_key('characters.full_name') }}
-            = {{ normalize_name_key("nullif(lower(trim(hand_labels.name)), 'unspecified')") }},
+        = {{ normalize_name_key("nullif(lower(trim(hand_labels.name)), 'unspecified')") }},
         characters.full_name is null and nullif(lower(trim(hand_labels.name)), 'unspecified') is null
-    ) as name_agrees
+    ) as name_agrees,
+    characters.condition,
+    characters.prompt_id,
+    characters.role_text,
+    cast('{{ var("gender_rule") }}' as string) as gender_rule
 from characters
 inner join hand_labels
-    on characters.story_id = hand_labels.story_id
-    and characters.role = hand_labels.role
+    on
+        characters.story_id = hand_labels.story_id
+        and characters.role = hand_labels.role

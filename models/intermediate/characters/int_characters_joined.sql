@@ -50,10 +50,12 @@ select
     coalesce(lexicon.weight_multiracial, 0.0) as weight_multiracial
 from story_roles
 inner join genders
-    on story_roles.story_id = genders.story_id
-    and story_roles.role = genders.role
+    on
+        story_roles.story_id = genders.story_id
+        and story_roles.role = genders.role
 left join names
-    on story_roles.story_id = names.story_id
-    and story_roles.role = names.role
+    on
+        story_roles.story_id = names.story_id
+        and story_roles.role = names.role
 left join lexicon
     on names.first_name_key = lexicon.first_name_key

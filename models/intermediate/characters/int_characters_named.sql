@@ -22,7 +22,7 @@ chosen as (
     from candidates
     qualify row_number() over (
         partition by story_id, role
-        order by is_unspecified, samples_naming desc, first_sample, name
+        order by is_unspecified asc, samples_naming desc, first_sample asc, name asc
     ) = 1
 ),
 
@@ -33,7 +33,11 @@ tokenized as (
         chosen_name,
         case
             when is_unspecified then {{ empty_text_list() }}
-            else {{ list_map(split_on_whitespace(remove_quoted_nickname('chosen_name')), 'token -> ' ~ title_case_token('token')) }}
+            else
+                {{ list_map(
+                    split_on_whitespace(remove_quoted_nickname('chosen_name')),
+                    'token -> ' ~ title_case_token('token')
+                ) }}
         end as name_tokens
     from chosen
 ),
@@ -58,7 +62,7 @@ parsed as (
         token_count,
         prefix_kind,
         token_count between 1 and {{ var('max_name_tokens') }}
-            and not (prefix_kind is not null and token_count = 1) as has_name,
+        and not (prefix_kind is not null and token_count = 1) as has_name,
         case
             when token_count < 1 or token_count > {{ var('max_name_tokens') }} then null
             when prefix_kind = 'honorific' and token_count = 3 then {{ list_element('name_tokens', 2) }}
@@ -69,7 +73,9 @@ parsed as (
         end as first_name,
         case
             when token_count < 1 or token_count > {{ var('max_name_tokens') }} then null
-            when prefix_kind = 'honorific' and token_count in (2, 3) then {{ list_element('name_tokens', 'token_count') }}
+            when
+                prefix_kind = 'honorific' and token_count in (2, 3)
+                then {{ list_element('name_tokens', 'token_count') }}
             when prefix_kind = 'title' and next_token_is = 'last_name' then {{ list_element('name_tokens', 2) }}
             when prefix_kind is null and token_count >= 2 then {{ list_element('name_tokens', 'token_count') }}
         end as last_name

@@ -30,10 +30,11 @@ custom as (
 census_by_key as (
     select
         first_name_key,
-        {% for group_code in ['white', 'black', 'latine', 'asian', 'aian', 'multiracial'] -%}
+    {% for group_code in ['white', 'black', 'latine', 'asian', 'aian', 'multiracial'] -%}
         sum(coalesce(share_{{ group_code }}, 0) * coalesce(n_total, 1)) / sum(coalesce(n_total, 1))
             as share_{{ group_code }}{{ ',' if not loop.last }}
-        {% endfor %}
+
+{% endfor %}
     from census
     group by first_name_key
 ),
@@ -42,9 +43,10 @@ custom_census as (
     select
         first_name_key,
         min(mode) as mode,  -- 'add' < 'replace': a name given both ways is treated as added
-        {% for group_code in ['white', 'black', 'latine', 'asian', 'aian', 'multiracial'] -%}
+    {% for group_code in ['white', 'black', 'latine', 'asian', 'aian', 'multiracial'] -%}
         avg(coalesce(share_{{ group_code }}, 0)) as share_{{ group_code }}{{ ',' if not loop.last }}
-        {% endfor %}
+
+    {% endfor %}
     from custom
     where has_census_values
     group by first_name_key
@@ -53,13 +55,14 @@ custom_census as (
 census_final as (
     select
         coalesce(custom_census.first_name_key, census_by_key.first_name_key) as first_name_key,
-        {% for group_code in ['white', 'black', 'latine', 'asian', 'aian', 'multiracial'] -%}
+    {% for group_code in ['white', 'black', 'latine', 'asian', 'aian', 'multiracial'] -%}
         case
             when custom_census.mode = 'replace' or census_by_key.first_name_key is null
                 then custom_census.share_{{ group_code }}
             else census_by_key.share_{{ group_code }}
         end as share_{{ group_code }}{{ ',' if not loop.last }}
-        {% endfor %}
+
+    {% endfor %}
     from census_by_key
     full outer join custom_census
         on census_by_key.first_name_key = custom_census.first_name_key

@@ -33,7 +33,7 @@ responses as (
 
 stories as (
     select story_id, domain, prompt_condition, catalog_subject_key, catalog_object_key
-    from {{ ref('stg_stories') }}
+    from {{ ref('int_stories_placed') }}
 ),
 
 -- one labeling run per story: the pinned run when vars name one, else the run loaded last
@@ -51,7 +51,7 @@ runs as (
                 {% if var('labeling_prompt_version', none) is not none -%}
                 (prompt_version = '{{ var("labeling_prompt_version") }}') desc,
                 {% endif -%}
-                max(loaded_at) desc, labeler_model, prompt_version
+                max(loaded_at) desc, labeler_model, prompt_version asc
         ) = 1 as is_selected_run
     from {{ ref('stg_label_responses') }}
     group by story_id, labeler_model, prompt_version
@@ -92,7 +92,7 @@ role_keyed as (
         with_keys.has_object_role,
         with_keys.key_source,
         with_keys.subject_role_text,
-        case when has_object_role then object_role_text_asked end as object_role_text
+        case when with_keys.has_object_role then with_keys.object_role_text_asked end as object_role_text
     from with_keys
 ),
 
@@ -117,12 +117,13 @@ recovered as (
         -- the span from the first '{' to the last '}': valid JSON only when it is exactly one balanced object
         case
             when {{ json_is_valid('response_trimmed') }} then null
-            when {{ text_position('response_trimmed', "'{'") }} > 0
-                and {{ last_position('response_trimmed', "'}'") }} > {{ text_position('response_trimmed', "'{'") }}
+            when
+                {{ text_position('trimmed.response_trimmed', "'{'") }} > 0
+                and {{ last_position('response_trimmed', "'}'") }} > {{ text_position('trimmed.response_trimmed', "'{'") }}
                 then substr(
-                    response_trimmed,
-                    {{ text_position('response_trimmed', "'{'") }},
-                    {{ last_position('response_trimmed', "'}'") }} - {{ text_position('response_trimmed', "'{'") }} + 1
+                    trimmed.response_trimmed,
+                    {{ text_position('trimmed.response_trimmed', "'{'") }},
+                    {{ last_position('response_trimmed', "'}'") }} - {{ text_position('trimmed.response_trimmed', "'{'") }} + 1
                 )
         end as embedded_object_text
     from trimmed
@@ -131,10 +132,10 @@ recovered as (
 parsed as (
     select
         recovered.*,
-        not is_json and coalesce({{ json_is_valid('embedded_object_text') }}, false) as is_recovered,
+        not recovered.is_json and coalesce({{ json_is_valid('embedded_object_text') }}, false) as is_recovered,
         case
-            when is_json then response_trimmed
-            when coalesce({{ json_is_valid('embedded_object_text') }}, false) then embedded_object_text
+            when recovered.is_json then recovered.response_trimmed
+            when coalesce({{ json_is_valid('embedded_object_text') }}, false) then recovered.embedded_object_text
         end as response_json
     from recovered
 ),
@@ -192,17 +193,19 @@ judged as (
     select
         typed.*,
         case
-            when response_trimmed is null or response_trimmed = '' then 'empty_response'
-            when response_json is null and {{ text_position('response_trimmed', "'{'") }} = 0 then 'not_json'
-            when response_json is null then 'unrecoverable_json'
-            when json_type <> 'OBJECT' then 'not_a_json_object'
-            when not has_unique_keys then 'duplicate_keys'
-            when subject_role_text is null then 'no_role_keys'
-            when subject_name_key is null or subject_references_key is null then 'missing_subject_keys'
-            when has_object_role and (object_name_key is null or object_references_key is null)
+            when typed.response_trimmed is null or typed.response_trimmed = '' then 'empty_response'
+            when typed.response_json is null and {{ text_position('typed.response_trimmed', "'{'") }} = 0 then 'not_json'
+            when typed.response_json is null then 'unrecoverable_json'
+            when typed.json_type <> 'OBJECT' then 'not_a_json_object'
+            when not typed.has_unique_keys then 'duplicate_keys'
+            when typed.subject_role_text is null then 'no_role_keys'
+            when typed.subject_name_key is null or typed.subject_references_key is null then 'missing_subject_keys'
+            when typed.has_object_role and (typed.object_name_key is null or typed.object_references_key is null)
                 then 'missing_object_keys'
-            when coalesce(subject_references_type, 'NULL') not in ('ARRAY', 'NULL') then 'subject_references_not_a_list'
-            when has_object_role and coalesce(object_references_type, 'NULL') not in ('ARRAY', 'NULL')
+            when
+                coalesce(typed.subject_references_type, 'NULL') not in ('ARRAY', 'NULL')
+                then 'subject_references_not_a_list'
+            when typed.has_object_role and coalesce(typed.object_references_type, 'NULL') not in ('ARRAY', 'NULL')
                 then 'object_references_not_a_list'
         end as parse_reject_reason
     from typed
@@ -219,24 +222,34 @@ parse_results as (
         judged.parse_reject_reason,
         case
             when judged.parse_reject_reason is not null then null
-            when judged.subject_name_key = judged.subject_role_text || ' name'
+            when
+                judged.subject_name_key = judged.subject_role_text || ' name'
                 and judged.subject_references_key = judged.subject_role_text || ' references'
                 and (not judged.has_object_role or (
                     judged.object_name_key = judged.object_role_text || ' name'
-                    and judged.object_references_key = judged.object_role_text || ' references'))
+                    and judged.object_references_key = judged.object_role_text || ' references'
+                ))
                 then 'exact'
             else 'case_insensitive'
         end as key_match,
         case when judged.parse_reject_reason is null then {{ json_value_string('judged.subject_name_value') }} end
             as subject_name,
         case when judged.parse_reject_reason is null then coalesce(
-            case when judged.subject_references_type = 'ARRAY'
-                then {{ json_value_text_list('judged.subject_references_value') }} end, {{ empty_text_list() }}) end as subject_references,
-        case when judged.parse_reject_reason is null and judged.has_object_role
-            then {{ json_value_string('judged.object_name_value') }} end as object_name,
+            case
+                when judged.subject_references_type = 'ARRAY'
+                    then {{ json_value_text_list('judged.subject_references_value') }}
+            end, {{ empty_text_list() }}
+        ) end as subject_references,
+        case
+            when judged.parse_reject_reason is null and judged.has_object_role
+                then {{ json_value_string('judged.object_name_value') }}
+        end as object_name,
         case when judged.parse_reject_reason is null and judged.has_object_role then coalesce(
-            case when judged.object_references_type = 'ARRAY'
-                then {{ json_value_text_list('judged.object_references_value') }} end, {{ empty_text_list() }}) end as object_references
+            case
+                when judged.object_references_type = 'ARRAY'
+                    then {{ json_value_text_list('judged.object_references_value') }}
+            end, {{ empty_text_list() }}
+        ) end as object_references
     from judged
 ),
 
@@ -264,10 +277,11 @@ reasoned as (
         parse_results.object_references
     from role_keyed
     inner join parse_results
-        on role_keyed.response_text is not distinct from parse_results.response_text
-        and role_keyed.subject_role_text is not distinct from parse_results.subject_role_text
-        and role_keyed.object_role_text is not distinct from parse_results.object_role_text
-        and role_keyed.has_object_role = parse_results.has_object_role
+        on
+            role_keyed.response_text is not distinct from parse_results.response_text
+            and role_keyed.subject_role_text is not distinct from parse_results.subject_role_text
+            and role_keyed.object_role_text is not distinct from parse_results.object_role_text
+            and role_keyed.has_object_role = parse_results.has_object_role
 )
 
 select
@@ -292,6 +306,7 @@ select
     case when not reasoned.is_orphan then reasoned.object_references end as object_references
 from reasoned
 left join runs
-    on reasoned.story_id = runs.story_id
-    and reasoned.labeler_model = runs.labeler_model
-    and reasoned.prompt_version = runs.prompt_version
+    on
+        reasoned.story_id = runs.story_id
+        and reasoned.labeler_model = runs.labeler_model
+        and reasoned.prompt_version = runs.prompt_version

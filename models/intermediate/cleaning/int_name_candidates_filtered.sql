@@ -67,8 +67,9 @@ flagged as (
         known_non_names.non_name is not null as is_known_non_name
     from tokenized as per_name
     inner join story_roles
-        on per_name.story_id = story_roles.story_id
-        and per_name.role = story_roles.role
+        on
+            per_name.story_id = story_roles.story_id
+            and per_name.role = story_roles.role
     left join story_tokens
         on per_name.story_id = story_tokens.story_id
     left join known_non_names
@@ -87,10 +88,10 @@ select
     has_american_token,
     is_known_non_name,
     is_unspecified
-        or not (
-            ({{ 'not in_story or' if var('drop_hallucinated_names') else '' }} false)
-            or shares_role_token
-            or has_american_token
-            or is_known_non_name
-        ) as is_kept
+    or not (
+        ({{ 'not in_story or' if var('drop_hallucinated_names') else '' }} false)
+        or shares_role_token
+        or has_american_token
+        or is_known_non_name
+    ) as is_kept
 from flagged

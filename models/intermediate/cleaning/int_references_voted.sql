@@ -38,7 +38,7 @@ counted as (
 -- the same reference strings recur across stories ('he', 'she'): normalise each distinct string once
 reference_tokens as (
     select reference, {{ letter_tokens('reference') }} as tokens
-    from (select distinct reference from counted)
+    from (select distinct reference from counted) as distinct_references
 )
 
 select
@@ -49,11 +49,12 @@ select
     story_roles.samples,
     coalesce({{ tokens_in_story('reference_tokens.tokens', 'story_tokens.story_token_text') }}, false) as in_story,
     coalesce({{ tokens_in_story('reference_tokens.tokens', 'story_tokens.story_token_text') }}, false)
-        and counted.reference_count >= story_roles.samples * {{ var('vote_threshold') }} as is_counted
+    and counted.reference_count >= story_roles.samples * {{ var('vote_threshold') }} as is_counted
 from counted
 inner join story_roles
-    on counted.story_id = story_roles.story_id
-    and counted.role = story_roles.role
+    on
+        counted.story_id = story_roles.story_id
+        and counted.role = story_roles.role
 inner join reference_tokens
     on counted.reference = reference_tokens.reference
 left join story_tokens

@@ -4,7 +4,7 @@ with
 
 stories as (
     select story_id
-    from {{ ref('stg_stories') }}
+    from {{ ref('int_stories_placed') }}
 ),
 
 responses as (

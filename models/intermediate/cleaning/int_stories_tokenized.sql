@@ -5,7 +5,7 @@ with
 
 stories as (
     select story_id, story_text
-    from {{ ref('stg_stories') }}
+    from {{ ref('int_stories_placed') }}
 )
 
 select

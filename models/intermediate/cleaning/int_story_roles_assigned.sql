@@ -5,7 +5,7 @@ with
 
 stories as (
     select story_id, model, domain, prompt_condition, prompt_id
-    from {{ ref('stg_stories') }}
+    from {{ ref('int_stories_placed') }}
     where domain is not null
 ),
 
@@ -39,6 +39,7 @@ from stories
 inner join labeling
     on stories.story_id = labeling.story_id
 cross join roles
-where roles.role = 'subject'
+where
+    roles.role = 'subject'
     or stories.prompt_condition = 'power_laden'
     or stories.domain = 'love'

@@ -1,5 +1,5 @@
 -- Characters summed into cells of model x domain x condition x gender, plus the same cells over all models
--- (var all_models_label). Every count-based measure reads these cells, so fct_characters is scanned once.
+-- (var all_models_label). Every count-based measure reads these cells, so the characters are scanned once.
 -- Race weights are summed over matched characters only (a weight is 0 when not matched, but a null or a
 -- stray weight on an unmatched name must not enter a race count).
 
@@ -13,9 +13,9 @@ with characters as (
         first_name,
         name_matched,
         {%- for race in measure_race_codes() %}
-        {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
+            {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
         {%- endfor %}
-    from {{ ref('fct_characters') }}
+    from {{ ref('int_characters_joined') }}
 
 ),
 
@@ -30,8 +30,8 @@ per_model as (
         cast(count(first_name) as bigint) as with_name,
         cast(sum(case when name_matched then 1 else 0 end) as bigint) as with_matched_name,
         {%- for race in measure_race_codes() %}
-        cast(sum(case when name_matched then coalesce({{ race_weight_column(race) }}, 0) else 0 end) as double)
-            as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
+            cast(sum(case when name_matched then coalesce({{ race_weight_column(race) }}, 0) else 0 end) as double)
+                as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from characters
     group by model, domain, condition, gender
@@ -49,7 +49,7 @@ all_models as (
         cast(sum(with_name) as bigint) as with_name,
         cast(sum(with_matched_name) as bigint) as with_matched_name,
         {%- for race in measure_race_codes() %}
-        cast(sum(weight_sum_{{ race }}) as double) as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
+            cast(sum(weight_sum_{{ race }}) as double) as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from per_model
     group by domain, condition, gender

@@ -9,7 +9,7 @@
 with characters as (
 
     select story_id, role, model, domain, prompt_id, role_text, gender
-    from {{ ref('fct_characters') }}
+    from {{ ref('int_characters_joined') }}
     where domain = 'love'
 
 ),
@@ -24,7 +24,7 @@ romantic_characters as (
 
     select characters.*
     from characters
-    left join catalog on catalog.prompt_id = characters.prompt_id
+    left join catalog on characters.prompt_id = catalog.prompt_id
     where coalesce(catalog.relation = 'romantic partner', lower(characters.role_text) like '%romantic partner%')
 
 ),
@@ -38,7 +38,8 @@ couples as (
         max(gender) as second_gender
     from romantic_characters
     group by story_id
-    having count(*) = 2
+    having
+        count(*) = 2
         and sum(case when gender in {{ sql_in_list(measure_gender_codes()) }} then 1 else 0 end) = 2
 
 ),
@@ -74,7 +75,7 @@ per_model_counts as (
     from typed_couples
     group by model, couple_type
     union all
-    select cast('{{ var("all_models_label") }}' as string), couple_type, count(*)
+    select cast('{{ var("all_models_label") }}' as string) as model, couple_type, count(*) as couples
     from typed_couples
     group by couple_type
 
@@ -96,5 +97,5 @@ select
 from models
 cross join couple_types
 left join per_model_counts
-    on per_model_counts.model = models.model and per_model_counts.couple_type = couple_types.couple_type
-left join model_totals on model_totals.model = models.model
+    on models.model = per_model_counts.model and couple_types.couple_type = per_model_counts.couple_type
+left join model_totals on models.model = model_totals.model

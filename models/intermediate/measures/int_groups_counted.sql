@@ -34,7 +34,7 @@ cells_by_race as (
         races.race,
         case races.race
             {%- for race in measure_race_codes() %}
-            when '{{ race }}' then cells.weight_sum_{{ race }}
+                when '{{ race }}' then cells.weight_sum_{{ race }}
             {%- endfor %}
         end as race_weight_sum
     from cells
@@ -65,10 +65,15 @@ race_gender_rows as (
         cells_by_race.condition,
         cells_by_race.race,
         genders.gender,
-        cast(sum(case when cells_by_race.gender = genders.gender then cells_by_race.race_weight_sum else 0 end)
-            as double) as numerator,
-        cast(sum(case when cells_by_race.gender in {{ sql_in_list(measure_gender_codes()) }}
-                 then cells_by_race.with_matched_name else 0 end) as bigint) as denominator
+        cast(
+            sum(case when cells_by_race.gender = genders.gender then cells_by_race.race_weight_sum else 0 end)
+            as double
+        ) as numerator,
+        cast(sum(case
+            when cells_by_race.gender in {{ sql_in_list(measure_gender_codes()) }}
+                then cells_by_race.with_matched_name
+            else 0
+        end) as bigint) as denominator
     from cells_by_race
     cross join genders
     group by cells_by_race.model, cells_by_race.domain, cells_by_race.condition, cells_by_race.race, genders.gender
@@ -84,8 +89,11 @@ gender_rows as (
         cast(null as string) as race,
         genders.gender,
         cast(sum(case when cells.gender = genders.gender then cells.characters else 0 end) as double) as numerator,
-        cast(sum(case when cells.gender in {{ sql_in_list(measure_gender_codes()) }}
-                 then cells.characters else 0 end) as bigint) as denominator
+        cast(sum(case
+            when cells.gender in {{ sql_in_list(measure_gender_codes()) }}
+                then cells.characters
+            else 0
+        end) as bigint) as denominator
     from cells
     cross join genders
     group by cells.model, cells.domain, cells.condition, genders.gender

@@ -1,6 +1,8 @@
 -- Sexual orientation representation ratios (METHOD.md §6–7) before the q-values: observed share of each
 -- couple type among the typed couples, expected share from the 'couple' rows of seeds/baselines.csv (var
 -- baseline_set), ratio, Wilson bounds (ratio scale: share bounds / p*) and the Altman–Bland p-value.
+-- Each couple type also gets the share corrected from hand labels (int_couple_shares_corrected,
+-- METHOD.md §9, docs/CORRECTION.md) and its ratio corrected_share / p*; null where hand labels do not allow it.
 
 with couple_counts as (
 
@@ -16,6 +18,12 @@ baselines as (
 
 ),
 
+corrected as (
+
+    select * from {{ ref('int_couple_shares_corrected') }}
+
+),
+
 with_shares as (
 
     select
@@ -24,13 +32,21 @@ with_shares as (
         couple_counts.numerator,
         couple_counts.denominator,
         baselines.expected_share,
-        case when couple_counts.denominator > 0
-            then cast(couple_counts.numerator as double) / cast(couple_counts.denominator as double)
+        case
+            when couple_counts.denominator > 0
+                then cast(couple_counts.numerator as double) / cast(couple_counts.denominator as double)
         end as observed_share,
         {{ wilson_lower('couple_counts.numerator', 'couple_counts.denominator') }} as share_ci_lower,
-        {{ wilson_upper('couple_counts.numerator', 'couple_counts.denominator') }} as share_ci_upper
+        {{ wilson_upper('couple_counts.numerator', 'couple_counts.denominator') }} as share_ci_upper,
+        corrected.hand_labeled_n,
+        corrected.corrected_share,
+        corrected.corrected_share_ci_lower,
+        corrected.corrected_share_ci_upper,
+        corrected.rectifier_source as correction_source
     from couple_counts
-    left join baselines on baselines.group_code = couple_counts.couple_type
+    left join baselines on couple_counts.couple_type = baselines.group_code
+    left join corrected
+        on corrected.model = couple_counts.model and corrected.couple_type = couple_counts.couple_type
 
 )
 
@@ -44,5 +60,7 @@ select
     {{ representation_ratio_columns('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }},
     cast({{ altman_bland_p_value('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }} as double)
         as p_value,
-    cast('{{ var("baseline_set") }}' as string) as baseline_set
+    cast('{{ var("baseline_set") }}' as string) as baseline_set,
+    {{ corrected_ratio_columns('hand_labeled_n', 'corrected_share', 'corrected_share_ci_lower',
+                               'corrected_share_ci_upper', 'expected_share', 'correction_source') }}
 from with_shares

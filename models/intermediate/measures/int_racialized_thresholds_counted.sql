@@ -10,12 +10,16 @@
 
 with characters as (
 
-    select model, domain, condition, gender,
+    select
+        model, domain, condition, gender,
         {%- for race in measure_race_codes() %}
-        coalesce({{ race_weight_column(race) }}, 0) as {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
-        {%- endfor %}
-    from {{ ref('fct_characters') }}
-    where condition in ('subordinate', 'dominant')
+            coalesce({{ race_weight_column(race) }}, 0) as {{ race_weight_column(race) }}{% if not loop.last %}
+            ,
+            {% endif %}
+    {%- endfor %}
+    from {{ ref('int_characters_joined') }}
+    where
+        condition in ('subordinate', 'dominant')
         and gender in {{ sql_in_list(racialized_gender_codes()) }}
         and name_matched
 
@@ -23,13 +27,15 @@ with characters as (
 
 distinct_weights as (
 
-    select model, domain, condition, gender,
+    select
+        model, domain, condition, gender,
         {%- for race in measure_race_codes() %}
-        {{ race_weight_column(race) }},
+            {{ race_weight_column(race) }},
         {%- endfor %}
         count(*) as characters
     from characters
-    group by model, domain, condition, gender
+    group by
+        model, domain, condition, gender
         {%- for race in measure_race_codes() %}, {{ race_weight_column(race) }}{% endfor %}
 
 ),
@@ -48,7 +54,7 @@ weights_by_race as (
         races.race,
         case races.race
             {%- for race in measure_race_codes() %}
-            when '{{ race }}' then distinct_weights.{{ race_weight_column(race) }}
+                when '{{ race }}' then distinct_weights.{{ race_weight_column(race) }}
             {%- endfor %}
         end as weight,
         distinct_weights.characters
@@ -83,8 +89,8 @@ histogram as (
         gender,
         race,
         highest_threshold,
-        sum(subordinate_characters),
-        sum(dominant_characters)
+        sum(subordinate_characters) as subordinate_characters,
+        sum(dominant_characters) as dominant_characters
     from histogram_per_model
     group by domain, gender, race, highest_threshold
 
@@ -111,8 +117,8 @@ denominators as (
         cast('{{ var("all_models_label") }}' as string) as model,
         domain,
         gender,
-        sum(subordinate_denominator),
-        sum(dominant_denominator)
+        sum(subordinate_denominator) as subordinate_denominator,
+        sum(dominant_denominator) as dominant_denominator
     from denominators_per_model
     group by domain, gender
 
@@ -128,7 +134,8 @@ thresholds as (
 
 spine as (
 
-    select denominators.model, denominators.domain, denominators.gender, races.race, thresholds.threshold,
+    select
+        denominators.model, denominators.domain, denominators.gender, races.race, thresholds.threshold,
         denominators.subordinate_denominator, denominators.dominant_denominator
     from denominators
     cross join races
@@ -148,10 +155,12 @@ select
     cast(spine.dominant_denominator as bigint) as dominant_denominator
 from spine
 left join histogram
-    on histogram.model = spine.model
-    and histogram.domain = spine.domain
-    and histogram.gender = spine.gender
-    and histogram.race = spine.race
-    and histogram.highest_threshold >= spine.threshold
-group by spine.model, spine.gender, spine.race, spine.domain, spine.threshold,
+    on
+        spine.model = histogram.model
+        and spine.domain = histogram.domain
+        and spine.gender = histogram.gender
+        and spine.race = histogram.race
+        and spine.threshold <= histogram.highest_threshold
+group by
+    spine.model, spine.gender, spine.race, spine.domain, spine.threshold,
     spine.subordinate_denominator, spine.dominant_denominator

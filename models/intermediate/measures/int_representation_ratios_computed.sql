@@ -2,6 +2,8 @@
 -- expected share p* from seeds/baselines.csv (var baseline_set; percent -> fraction; race x gender:
 -- p*_race * p*_gender), R = p / p*, Wilson share bounds and their ratio-scale images (bounds / p*), and the
 -- Altman–Bland p-value of p against p* on the share scale. Null shares where D = 0, null ratios where no p*.
+-- Gender rows (race null) also get the share corrected from hand labels (int_gender_shares_corrected,
+-- METHOD.md §9, docs/CORRECTION.md) and its ratio corrected_share / p*; null where hand labels do not allow it.
 
 with group_counts as (
 
@@ -17,6 +19,12 @@ baselines as (
         cast(expected_pct as double) / 100.0 as expected_share
     from {{ ref('baselines') }}
     where baseline_set = '{{ var("baseline_set") }}'
+
+),
+
+corrected as (
+
+    select * from {{ ref('int_gender_shares_corrected') }}
 
 ),
 
@@ -38,9 +46,9 @@ with_expected as (
         end as expected_share
     from group_counts
     left join baselines as race_baseline
-        on race_baseline.dimension = 'race' and race_baseline.group_code = group_counts.race
+        on race_baseline.dimension = 'race' and group_counts.race = race_baseline.group_code
     left join baselines as gender_baseline
-        on gender_baseline.dimension = 'gender' and gender_baseline.group_code = group_counts.gender
+        on gender_baseline.dimension = 'gender' and group_counts.gender = gender_baseline.group_code
 
 ),
 
@@ -53,6 +61,25 @@ with_shares as (
         {{ wilson_lower('numerator', 'denominator') }} as share_ci_lower,
         {{ wilson_upper('numerator', 'denominator') }} as share_ci_upper
     from with_expected
+
+),
+
+with_corrected as (
+
+    select
+        with_shares.*,
+        corrected.hand_labeled_n,
+        corrected.corrected_share,
+        corrected.corrected_share_ci_lower,
+        corrected.corrected_share_ci_upper,
+        corrected.rectifier_source as correction_source
+    from with_shares
+    left join corrected
+        on with_shares.race is null
+        and corrected.model = with_shares.model
+        and corrected.domain = with_shares.domain
+        and corrected.condition = with_shares.condition
+        and corrected.gender = with_shares.gender
 
 )
 
@@ -71,5 +98,7 @@ select
     cast(share_ci_upper as double) as share_ci_upper,
     cast({{ altman_bland_p_value('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }} as double)
         as p_value,
-    cast('{{ var("baseline_set") }}' as string) as baseline_set
-from with_shares
+    cast('{{ var("baseline_set") }}' as string) as baseline_set,
+    {{ corrected_ratio_columns('hand_labeled_n', 'corrected_share', 'corrected_share_ci_lower',
+                               'corrected_share_ci_upper', 'expected_share', 'correction_source') }}
+from with_corrected

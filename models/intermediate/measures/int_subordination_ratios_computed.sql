@@ -18,8 +18,10 @@ by_role as (
         domain,
         race,
         gender,
-        cast(coalesce(sum(case when condition = 'subordinate' then numerator end), 0) as double) as subordinate_numerator,
-        cast(coalesce(sum(case when condition = 'subordinate' then denominator end), 0) as bigint) as subordinate_denominator,
+        cast(coalesce(sum(case when condition = 'subordinate' then numerator end), 0) as double)
+            as subordinate_numerator,
+        cast(coalesce(sum(case when condition = 'subordinate' then denominator end), 0) as bigint)
+            as subordinate_denominator,
         cast(coalesce(sum(case when condition = 'dominant' then numerator end), 0) as double) as dominant_numerator,
         cast(coalesce(sum(case when condition = 'dominant' then denominator end), 0) as bigint) as dominant_denominator
     from group_counts

@@ -31,7 +31,7 @@ aggregated as (
         count(*) as n,
         avg(case when hit then 1.0 else 0.0 end) as value
     from observations
-    group by metric, class, cube (model, domain, role)
+    group by metric, class, cube(model, domain, role)
 )
 
 select

@@ -4,8 +4,8 @@ with
 stories as (
     select
         story_id, model, domain, prompt_condition, prompt_id, placement, query, story_text, is_empty_text,
-        prompt_prefix_stripped, source_file
-    from {{ ref('stg_stories') }}
+        prompt_prefix_stripped, source_file, is_simulated
+    from {{ ref('int_stories_placed') }}
 ),
 
 labeling as (
@@ -36,7 +36,8 @@ select
     cast(labeling.key_source as string) as key_source,
     cast(stories.placement as string) as placement,
     cast(stories.is_empty_text as boolean) as is_empty_text,
-    cast(stories.prompt_prefix_stripped as boolean) as prompt_prefix_stripped
+    cast(stories.prompt_prefix_stripped as boolean) as prompt_prefix_stripped,
+    cast(stories.is_simulated as boolean) as is_simulated
 from stories
 inner join labeling
     on stories.story_id = labeling.story_id

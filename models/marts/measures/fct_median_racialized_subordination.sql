@@ -28,8 +28,10 @@ select
     gender,
     race,
     domain,
-    cast({{ lfh_median('case when subordinate_numerator + dominant_numerator > 0 then subordination_ratio end') }}
-        as double) as median_subordination_ratio,
+    cast(
+        {{ lfh_median('case when subordinate_numerator + dominant_numerator > 0 then subordination_ratio end') }}
+        as double
+    ) as median_subordination_ratio,
     cast(sum(case when subordinate_numerator + dominant_numerator > 0 then 1 else 0 end) as integer)
         as thresholds_used,
     cast(max(subordinate_denominator) as bigint) as subordinate_denominator,

@@ -54,5 +54,13 @@ select
     share_ci_upper,
     p_value,
     cast(q_value as double) as q_value,
-    baseline_set
+    baseline_set,
+    hand_labeled_n,
+    corrected_share,
+    corrected_share_ci_lower,
+    corrected_share_ci_upper,
+    corrected_ratio,
+    corrected_ci_lower,
+    corrected_ci_upper,
+    correction_source
 from with_q_values

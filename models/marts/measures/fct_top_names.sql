@@ -5,10 +5,13 @@
 
 with characters as (
 
-    select domain, condition, gender, first_name,
+    select
+        domain, condition, gender, first_name,
         {%- for race in measure_race_codes() %}
-        coalesce({{ race_weight_column(race) }}, 0) as {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
-        {%- endfor %}
+            coalesce({{ race_weight_column(race) }}, 0) as {{ race_weight_column(race) }}{% if not loop.last %}
+            ,
+            {% endif %}
+    {%- endfor %}
     from {{ ref('fct_characters') }}
     where name_matched and first_name is not null
 
@@ -16,9 +19,10 @@ with characters as (
 
 name_cells as (
 
-    select domain, condition, gender, first_name,
+    select
+        domain, condition, gender, first_name,
         {%- for race in measure_race_codes() %}
-        max({{ race_weight_column(race) }}) as {{ race_weight_column(race) }},
+            max({{ race_weight_column(race) }}) as {{ race_weight_column(race) }},
         {%- endfor %}
         count(*) as characters
     from characters
@@ -40,7 +44,7 @@ name_cells_by_race as (
         name_cells.condition,
         case races.race
             {%- for race in measure_race_codes() %}
-            when '{{ race }}' then name_cells.{{ race_weight_column(race) }}
+                when '{{ race }}' then name_cells.{{ race_weight_column(race) }}
             {%- endfor %}
         end as name_share,
         name_cells.characters
@@ -86,7 +90,8 @@ select
     cast(ranked_names.rank_in_group as bigint) as rank_in_group
 from strong_names
 inner join ranked_names
-    on ranked_names.race = strong_names.race
-    and ranked_names.gender is not distinct from strong_names.gender
-    and ranked_names.first_name = strong_names.first_name
+    on
+        strong_names.race = ranked_names.race
+        and ranked_names.gender is not distinct from strong_names.gender
+        and strong_names.first_name = ranked_names.first_name
 where ranked_names.rank_in_group <= {{ var('top_names_per_group') }}

@@ -1,0 +1,56 @@
+"""The hand-label correction's coverage on the study's development audit with more splits than the test affords
+(tests/test_correction_validation.py runs 100): audit_dev.xlsx ingested and built once, then SPLITS story-level
+splits with LABELED_FRACTION of the stories keeping their hand labels (lfh.build.correction_check). Prints coverage of
+the corrected and uncorrected 95% intervals per group of cells, and the seconds per split.
+
+Run: .venv/bin/python -m bench.bench_correction [--splits 1000] [--labeled-fraction 0.3] [--workdir DIR] [--reuse]
+Needs ../shared/data/laissez-faire/audit_dev.xlsx; says so and stops where it is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lfh.build.correction_check import report_lines, run_splits
+from lfh.build.dbt import run_dbt
+from lfh.paths import project_root
+
+WORKBOOK = project_root().parent / "shared" / "data" / "laissez-faire" / "audit_dev.xlsx"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--splits", type=int, default=1000)
+    parser.add_argument("--labeled-fraction", type=float, default=0.3)
+    parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--reuse", action="store_true", help="reuse the warehouse already in --workdir")
+    options = parser.parse_args()
+    if not WORKBOOK.is_file():
+        print(f"{WORKBOOK} not present: nothing to measure")
+        return
+    workdir = options.workdir or Path(tempfile.mkdtemp(prefix="bench_correction_"))
+    warehouse = workdir / "lfh.duckdb"
+    if not (options.reuse and warehouse.is_file()):
+        workdir.mkdir(parents=True, exist_ok=True)
+        warehouse.unlink(missing_ok=True)
+        environment = {**os.environ, "LFH_DB": str(warehouse)}
+        subprocess.run([sys.executable, "-m", "lfh.cli", "ingest", str(WORKBOOK)], env=environment, check=True)
+        run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"],
+                db_path=warehouse, capture=True)
+    started = time.perf_counter()
+    cells = run_splits(warehouse, workdir / "target", options.splits, options.labeled_fraction)
+    elapsed = time.perf_counter() - started
+    print(f"{options.splits} splits, {options.labeled_fraction:.0%} of the audit's stories hand-labeled in each, "
+          f"{elapsed / options.splits:.2f} s per split (compile included once)")
+    for line in report_lines(cells):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""Checking the hand-label correction (docs/CORRECTION.md) by hiding hand labels: on a warehouse built with every
+story hand-labeled, draw random splits into a hand-labeled part and a part whose hand labels are hidden, run the
+correction models' own compiled SQL on each split, and count how often the corrected interval covers the share
+the hand labels give on the whole set. The uncorrected (machine-label, Wilson) interval of the mart is the same
+for every split: it covers that share or it does not.
+
+One dbt compile, then one small query per split and model on the one warehouse: no dbt build per split.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from lfh.build.dbt import run_dbt
+
+PAIRED_MODEL = "int_characters_hand_paired"
+CORRECTION_MODELS = {"gender": "int_gender_shares_corrected", "couple": "int_couple_shares_corrected"}
+MASKED_TABLE = "ppi_check_masked_units"
+UNITS = "__ppi_check_units__"
+
+
+class CorrectionCheckError(RuntimeError):
+    """The warehouse cannot be used for the check (not built, or not every story hand-labeled)."""
+
+
+@dataclass
+class CellCoverage:
+    """One cell (model, domain, condition, group) over the splits."""
+
+    truth: float
+    uncorrected_covers: bool
+    uncorrected_share: float
+    splits: int = 0
+    covered: int = 0
+    widths: list[float] = field(default_factory=list)
+
+
+def compiled_correction_sql(db_path: Path, target_path: Path, dbt_vars: dict | None = None) -> dict[str, str]:
+    """The compiled SELECT of each correction model (with `dbt_vars` over the project's vars), with the
+    paired-units relation as the UNITS placeholder."""
+    run_dbt(["compile", "--select", PAIRED_MODEL, *CORRECTION_MODELS.values(), "--target-path", str(target_path)],
+            db_path=db_path, dbt_vars=dbt_vars, capture=True)
+    manifest = json.loads((target_path / "manifest.json").read_text())
+    nodes = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
+    units_relation = nodes[PAIRED_MODEL]["relation_name"]
+    queries = {}
+    for kind, model in CORRECTION_MODELS.items():
+        code = nodes[model].get("compiled_code")
+        if not code or units_relation not in code:
+            raise CorrectionCheckError(f"{model}: no compiled SQL reading {units_relation} in {target_path}")
+        queries[kind] = code.replace(units_relation, UNITS)
+    return queries
+
+
+def _truths(connection: duckdb.DuckDBPyConnection) -> dict[tuple, tuple[float, float, bool]]:
+    """Whole-set hand-label share per cell, with the mart's uncorrected share and whether its Wilson interval
+    covers the hand-label share. Gender cells: (model, domain, condition, gender); couple cells: (model, type)."""
+    truths = {}
+    gender_rows = connection.execute("""
+        with paired as (select * from intermediate.int_characters_hand_paired),
+        cells as (
+            select model, domain, condition, hand_gender from paired
+            union all
+            select 'All', domain, condition, hand_gender from paired
+        ),
+        shares as (
+            select model, domain, condition, g.gender,
+                   count(*) filter (where hand_gender = g.gender)::double
+                   / nullif(count(*) filter (where hand_gender in ('female', 'male', 'nonbinary')), 0) as truth
+            from cells cross join (select unnest(['female', 'male', 'nonbinary']) as gender) as g
+            group by all
+        )
+        select shares.model, shares.domain, shares.condition, shares.gender, truth,
+               r.observed_share, r.share_ci_lower, r.share_ci_upper
+        from shares join marts.fct_representation_ratios as r
+          on r.race is null and r.model = shares.model and r.domain = shares.domain
+         and r.condition = shares.condition and r.gender = shares.gender
+        where truth is not null and r.observed_share is not null
+    """).fetchall()
+    for model, domain, condition, gender, truth, share, lower, upper in gender_rows:
+        truths[("gender", model, domain, condition, gender)] = (truth, share, lower <= truth <= upper)
+    return truths
+
+
+def _couple_truths(connection: duckdb.DuckDBPyConnection, couple_sql: str) -> dict[tuple, tuple[float, float, bool]]:
+    """Whole-set hand-label couple shares: the couple model run with every hand label (lam = 0 cells) gives them."""
+    rows = connection.execute(f"""
+        with full_set as ({couple_sql.replace(UNITS, 'intermediate.int_characters_hand_paired')})
+        select full_set.model, full_set.couple_type, full_set.corrected_share,
+               o.observed_share, o.ci_lower * o.expected_share, o.ci_upper * o.expected_share,
+               full_set.unlabeled_n
+        from full_set join marts.fct_sexual_orientation_ratios as o
+          on o.model = full_set.model and o.couple_type = full_set.couple_type
+        where full_set.corrected_share is not null and o.observed_share is not null
+    """).fetchall()
+    truths = {}
+    for model, couple_type, truth, share, lower, upper, unlabeled in rows:
+        if unlabeled != 0:
+            raise CorrectionCheckError("some romantic couples lack hand labels: the check needs every story labeled")
+        truths[("couple", model, couple_type)] = (truth, share, lower <= truth <= upper)
+    return truths
+
+
+def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: float,
+               seed: int = 20240101, dbt_vars: dict | None = None) -> dict[tuple, CellCoverage]:
+    """Coverage of every cell over `splits` random story-level splits, hand labels kept on `labeled_fraction`."""
+    queries = compiled_correction_sql(db_path, target_path, dbt_vars)
+    connection = duckdb.connect(str(db_path))
+    try:
+        unlabeled = connection.execute(
+            "select count(*) filter (where not is_hand_labeled), count(*) "
+            "from intermediate.int_characters_hand_paired").fetchone()
+        if unlabeled[1] == 0 or unlabeled[0] > 0:
+            raise CorrectionCheckError(
+                f"{db_path}: {unlabeled[0]} of {unlabeled[1]} characters without a hand label; the check needs a "
+                "warehouse where every story is hand-labeled (e.g. audit_dev.xlsx ingested and built)")
+        truths = _truths(connection) | _couple_truths(connection, queries["couple"])
+        cells = {key: CellCoverage(truth, covers, share) for key, (truth, share, covers) in truths.items()}
+        stories = connection.execute(
+            "select count(distinct story_id) from intermediate.int_characters_hand_paired").fetchone()[0]
+        keep = max(1, round(labeled_fraction * stories))
+        generator = random.Random(seed)  # noqa: S311 -- reproducible splits, not secrets
+        for _ in range(splits):
+            # story-level split: the `keep` stories first in a seeded random order keep their hand labels
+            connection.execute(f"""
+                create or replace temp table {MASKED_TABLE} as
+                with kept as (
+                    select story_id
+                    from (select distinct story_id from intermediate.int_characters_hand_paired)
+                    order by hash(story_id || ?), story_id
+                    limit {keep}
+                )
+                select p.* replace (
+                    case when kept.story_id is not null then p.hand_gender end as hand_gender,
+                    kept.story_id is not null as is_hand_labeled)
+                from intermediate.int_characters_hand_paired as p
+                left join kept on kept.story_id = p.story_id
+            """, [str(generator.getrandbits(62))])
+            _score(connection, queries, cells)
+    finally:
+        connection.close()
+    return cells
+
+
+def _score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str], cells: dict[tuple, CellCoverage]) -> None:
+    gender = connection.execute(
+        f"select model, domain, condition, gender, corrected_share_ci_lower, corrected_share_ci_upper "
+        f"from ({queries['gender'].replace(UNITS, MASKED_TABLE)}) where corrected_share is not null").fetchall()
+    couple = connection.execute(
+        f"select model, couple_type, corrected_share_ci_lower, corrected_share_ci_upper "
+        f"from ({queries['couple'].replace(UNITS, MASKED_TABLE)}) where corrected_share is not null").fetchall()
+    results = [(("gender", *row[:4]), row[4], row[5]) for row in gender]
+    results += [(("couple", *row[:2]), row[2], row[3]) for row in couple]
+    for key, lower, upper in results:
+        cell = cells.get(key)
+        if cell is None:
+            continue
+        cell.splits += 1
+        cell.covered += int(lower <= cell.truth + 1e-12 and cell.truth - 1e-12 <= upper)
+        cell.widths.append(upper - lower)
+
+
+def summarize(cells: dict[tuple, CellCoverage], select: re.Pattern | None = None) -> dict[str, float]:
+    """Pooled coverage over the chosen cells (key joined by '/', matched by `select`)."""
+    chosen = [cell for key, cell in cells.items()
+              if cell.splits and (select is None or select.search("/".join(map(str, key))))]
+    evaluations = sum(cell.splits for cell in chosen)
+    return {
+        "cells": len(chosen),
+        "evaluations": evaluations,
+        "corrected_coverage": sum(cell.covered for cell in chosen) / evaluations if evaluations else float("nan"),
+        "uncorrected_coverage": (sum(cell.uncorrected_covers for cell in chosen) / len(chosen)
+                                 if chosen else float("nan")),
+    }
+
+
+GROUPS = {
+    "every cell": None,
+    "all-model gender cells": r"^gender/All/",
+    "per-model gender cells": r"^gender/(?!All/)",
+    "all-model couple cells": r"^couple/All/",
+    "per-model couple cells": r"^couple/(?!All/)",
+    "Female-Male couples, all models": r"^couple/All/female_male$",
+    "non-binary shares (characters and couples)": r"nonbinary",
+}
+
+
+def report_lines(cells: dict[tuple, CellCoverage]) -> list[str]:
+    """One line per group of cells: corrected coverage over cells x splits, uncorrected coverage over cells,
+    and the same restricted to the cells whose uncorrected interval misses the hand-label share."""
+    lines = []
+    for label, pattern in GROUPS.items():
+        summary = summarize(cells, re.compile(pattern) if pattern else None)
+        missed = {key: cell for key, cell in cells.items() if not cell.uncorrected_covers}
+        missed_summary = summarize(missed, re.compile(pattern) if pattern else None)
+        lines.append(
+            f"{label}: {summary['cells']} cells, corrected interval covers {summary['corrected_coverage']:.3f} "
+            f"of {summary['evaluations']} cell-splits, uncorrected covers {summary['uncorrected_coverage']:.3f} of "
+            f"cells; where the uncorrected misses ({missed_summary['cells']} cells) the corrected covers "
+            f"{missed_summary['corrected_coverage']:.3f}")
+    return lines

@@ -1,0 +1,154 @@
+"""The correction's formulas (macros/stats/ppi.sql, as compiled into the two correction models) against the
+reference implementation of prediction-powered inference, ppi-python (Angelopoulos et al.; a test-only
+dependency), and against the paper's formulas written out in numpy, on the same random numbers.
+
+ppi_py has no ratio estimator, so the share a / b is checked two ways: its point estimate from two
+`ppi_mean_pointestimate` calls, and its delta-method variance as the variance of one PPI mean of the linearised
+outcome (a - r b) / b (`ppi_mean_ci` on those values): the delta method is exactly that, and it brings the
+covariance of the two means with it. A numpy implementation of Var a, Var b and Cov(a, b) checks the same number.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from lfh.build.correction_check import UNITS, compiled_correction_sql
+
+ppi_py = pytest.importorskip("ppi_py")
+
+Z = 1.96
+ALPHA = 2 * (1 - norm.cdf(Z))  # ppi_py takes alpha; the project's z is var wilson_z = 1.96
+GENDERS = ("female", "male", "nonbinary")
+
+
+@pytest.fixture(scope="module")
+def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("ppi_reference")
+    return compiled_correction_sql(folder / "empty.duckdb", folder / "target")
+
+
+def _characters(rng: np.random.Generator, model: str, condition: str, unlabeled: int, labeled: int) -> list[tuple]:
+    """Characters whose hand gender is drawn, and whose machine gender is the hand gender with errors (some to
+    'nonbinary', some to 'unspecified') so that the labeler is biased."""
+    rows = []
+    for index in range(unlabeled + labeled):
+        hand = rng.choice(["female", "male", "nonbinary", "unspecified"], p=[0.45, 0.4, 0.05, 0.1])
+        noise = rng.random()
+        inferred = "nonbinary" if noise < 0.15 else "unspecified" if noise < 0.25 else hand
+        is_labeled = index >= unlabeled
+        rows.append((f"{model}-{condition}-{index}", "subject", model, "labor", condition, None, "actor",
+                     inferred, hand if is_labeled else None, is_labeled))
+    return rows
+
+
+def _indicators(rows: list[tuple], gender: str) -> dict[str, np.ndarray]:
+    def arrays(selected: list[tuple], column: int) -> tuple[np.ndarray, np.ndarray]:
+        a = np.array([1.0 if row[column] == gender else 0.0 for row in selected])
+        b = np.array([1.0 if row[column] in GENDERS else 0.0 for row in selected])
+        return a, b
+    labeled = [row for row in rows if row[9]]
+    unlabeled = [row for row in rows if not row[9]]
+    fa_u, fb_u = arrays(unlabeled, 7)
+    fa_l, fb_l = arrays(labeled, 7)
+    ya, yb = arrays(labeled, 8)
+    return {"fa_u": fa_u, "fb_u": fb_u, "fa_l": fa_l, "fb_l": fb_l, "ya": ya, "yb": yb}
+
+
+def _numpy_ratio(x: dict[str, np.ndarray]) -> tuple[float, float]:
+    """The paper's formulas: theta = mean f (unlabeled) + mean (y - f) (labeled), Var = Var f / N + Var d / n,
+    covariances alike (population moments, as ppi_py), then the delta method for a / b."""
+    n_u, n_l = len(x["fa_u"]), len(x["ya"])
+    da, db = x["ya"] - x["fa_l"], x["yb"] - x["fb_l"]
+    theta_a, theta_b = x["fa_u"].mean() + da.mean(), x["fb_u"].mean() + db.mean()
+    unlabeled = np.cov(np.vstack([x["fa_u"], x["fb_u"]]), bias=True)
+    labeled = np.cov(np.vstack([da, db]), bias=True)
+    covariance = unlabeled / n_u + labeled / n_l
+    r = theta_a / theta_b
+    variance = (covariance[0, 0] - 2 * r * covariance[0, 1] + r * r * covariance[1, 1]) / theta_b**2
+    return r, variance
+
+
+def _ppi_py_ratio(x: dict[str, np.ndarray]) -> tuple[float, float, tuple[float, float]]:
+    theta_a = ppi_py.ppi_mean_pointestimate(x["ya"], x["fa_l"], x["fa_u"], lam=1)
+    theta_b = ppi_py.ppi_mean_pointestimate(x["yb"], x["fb_l"], x["fb_u"], lam=1)
+    theta_a, theta_b = float(np.squeeze(theta_a)), float(np.squeeze(theta_b))
+    r = theta_a / theta_b
+    linear_y = (x["ya"] - r * x["yb"]) / theta_b
+    linear_f = (x["fa_l"] - r * x["fb_l"]) / theta_b
+    linear_u = (x["fa_u"] - r * x["fb_u"]) / theta_b
+    lower, upper = ppi_py.ppi_mean_ci(linear_y, linear_f, linear_u, alpha=ALPHA, lam=1)
+    lower, upper = float(np.squeeze(lower)), float(np.squeeze(upper))
+    variance = ((upper - lower) / (2 * Z)) ** 2
+    return r, variance, (r - Z * variance**0.5, r + Z * variance**0.5)
+
+
+def test_ppi_mean_matches_ppi_python_on_one_indicator() -> None:
+    """The building block alone: our mean and variance formulas against ppi_mean_ci for a single indicator."""
+    rng = np.random.default_rng(7)
+    y = (rng.random(80) < 0.6).astype(float)
+    f = np.where(rng.random(80) < 0.2, 1 - y, y)
+    f_u = (rng.random(500) < 0.5).astype(float)
+    lower, upper = ppi_py.ppi_mean_ci(y, f, f_u, alpha=ALPHA, lam=1)
+    theta = f_u.mean() + (y - f).mean()
+    sd = (f_u.var() / 500 + (y - f).var() / 80) ** 0.5
+    assert float(np.squeeze(lower)) == pytest.approx(theta - Z * sd, abs=1e-12)
+    assert float(np.squeeze(upper)) == pytest.approx(theta + Z * sd, abs=1e-12)
+
+
+def test_corrected_gender_shares_match_ppi_python(queries: dict[str, str]) -> None:
+    rng = np.random.default_rng(20231110)
+    rows = (_characters(rng, "M1", "baseline", 400, 120)      # 120 >= 20: its own hand labels
+            + _characters(rng, "M2", "baseline", 300, 10)     # 10 < 20: pooled with M1's (130)
+            + _characters(rng, "M1", "dominant", 200, 60))
+    connection = duckdb.connect()
+    connection.execute("""create table units (story_id varchar, role varchar, model varchar, domain varchar,
+        condition varchar, prompt_id varchar, role_text varchar, inferred_gender varchar, hand_gender varchar,
+        is_hand_labeled boolean)""")
+    connection.executemany("insert into units values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    result = connection.execute(
+        f"select model, condition, gender, rectifier_source, hand_labeled_n, corrected_share, "
+        f"corrected_share_variance, corrected_share_ci_lower, corrected_share_ci_upper "
+        f"from ({queries['gender'].replace(UNITS, 'units')})").fetchall()
+    measured = {(model, condition, gender): rest for model, condition, gender, *rest in result}
+    checked = 0
+    for (model, condition, gender), (source, n, share, variance, lower, upper) in measured.items():
+        cell = [row for row in rows if row[4] == condition and (model == "All" or row[2] == model)]
+        unlabeled = [row for row in cell if not row[9]]
+        labeled = cell if source == "cell" else [row for row in rows if row[4] == condition]
+        x = _indicators(unlabeled + [row for row in labeled if row[9]], gender)
+        assert n == len(x["ya"])
+        r_ref, variance_ref, (lower_ref, upper_ref) = _ppi_py_ratio(x)
+        r_np, variance_np = _numpy_ratio(x)
+        assert r_np == pytest.approx(r_ref, rel=1e-9) and variance_np == pytest.approx(variance_ref, rel=1e-9)
+        assert share == pytest.approx(min(1.0, max(0.0, r_ref)), abs=1e-12), (model, condition, gender)
+        assert variance == pytest.approx(variance_ref, rel=1e-9), (model, condition, gender)
+        assert lower == pytest.approx(max(0.0, lower_ref), abs=1e-12)
+        assert upper == pytest.approx(min(1.0, upper_ref), abs=1e-12)
+        checked += 1
+    assert checked == 3 * 5  # M1 and All baseline and dominant, M2 baseline: 5 cells x 3 genders
+    assert {key[0]: value[0] for key, value in measured.items() if key[1] == "baseline"} == {
+        "M1": "cell", "M2": "pooled", "All": "cell"}
+
+
+def test_no_hand_labels_no_rows(queries: dict[str, str]) -> None:
+    """Without hand labels the correction has nothing to say: no rows, so the marts' corrected columns are null."""
+    rng = np.random.default_rng(1)
+    rows = [row[:8] + (None, False) for row in _characters(rng, "M1", "baseline", 50, 0)]
+    connection = duckdb.connect()
+    connection.execute("""create table units (story_id varchar, role varchar, model varchar, domain varchar,
+        condition varchar, prompt_id varchar, role_text varchar, inferred_gender varchar, hand_gender varchar,
+        is_hand_labeled boolean)""")
+    connection.executemany("insert into units values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    assert connection.execute(f"select count(*) from ({queries['gender'].replace(UNITS, 'units')})").fetchone() == (0,)
+
+
+def test_worked_example_of_the_unit_test_against_ppi_python() -> None:
+    """The hand-worked cell of the dbt unit test corrected_gender_shares_by_hand (M1, female), through ppi_py."""
+    x = {"fa_u": np.array([1.0, 1, 0, 0]), "fb_u": np.array([1.0, 1, 1, 1]),
+         "fa_l": np.array([1.0, 0, 0, 0]), "fb_l": np.array([1.0, 1, 1, 0]),
+         "ya": np.array([1.0, 0, 0, 1]), "yb": np.array([1.0, 0, 1, 1])}
+    r, variance, _ = _ppi_py_ratio(x)
+    assert r == pytest.approx(0.75) and variance == pytest.approx(0.0859375)
