@@ -119,11 +119,13 @@ recovered as (
             when {{ json_is_valid('response_trimmed') }} then null
             when
                 {{ text_position('trimmed.response_trimmed', "'{'") }} > 0
-                and {{ last_position('response_trimmed', "'}'") }} > {{ text_position('trimmed.response_trimmed', "'{'") }}
+                and {{ last_position('response_trimmed', "'}'") }}
+                > {{ text_position('trimmed.response_trimmed', "'{'") }}
                 then substr(
                     trimmed.response_trimmed,
                     {{ text_position('trimmed.response_trimmed', "'{'") }},
-                    {{ last_position('response_trimmed', "'}'") }} - {{ text_position('trimmed.response_trimmed', "'{'") }} + 1
+                    {{ last_position('response_trimmed', "'}'") }}
+                    - {{ text_position('trimmed.response_trimmed', "'{'") }} + 1
                 )
         end as embedded_object_text
     from trimmed
@@ -194,7 +196,8 @@ judged as (
         typed.*,
         case
             when typed.response_trimmed is null or typed.response_trimmed = '' then 'empty_response'
-            when typed.response_json is null and {{ text_position('typed.response_trimmed', "'{'") }} = 0 then 'not_json'
+            when typed.response_json is null and {{ text_position('typed.response_trimmed', "'{'") }} = 0
+                then 'not_json'
             when typed.response_json is null then 'unrecoverable_json'
             when typed.json_type <> 'OBJECT' then 'not_a_json_object'
             when not typed.has_unique_keys then 'duplicate_keys'
