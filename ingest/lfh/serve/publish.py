@@ -6,6 +6,7 @@ file, so a tool holding the build file would block the next `lfh build`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from dataclasses import asdict, dataclass
@@ -15,6 +16,7 @@ from typing import Any
 
 import duckdb
 
+from lfh.build.lock import warehouse_lock
 from lfh.paths import database_path, project_root
 from lfh.serve.copy import copy_marts, describe_marts, export_parquet
 from lfh.serve.provenance import dbt_provenance
@@ -105,7 +107,9 @@ def publish_marts(build_db: Path, destination: Path, target_dir: Path, keep: int
     """Copy, export, describe, then flip `current`. On any failure the previous publication stays current."""
     build_db = build_db.resolve()
     destination = destination.resolve()
-    with publish_lock(destination):
+    # never mid-build marts; a missing warehouse is refused below without leaving a lock file (or its folder)
+    held = warehouse_lock(build_db, "publish") if build_db.exists() else contextlib.nullcontext()
+    with held, publish_lock(destination):
         build_dir = new_build_dir(destination)
         try:
             published_at = datetime.now(UTC)

@@ -1,3 +1,4 @@
+{{ config(**story_incremental()) }}
 -- The gender of each character, by two rules; var gender_rule picks the one in `gender` (docs/GENDER_RULE.md).
 --
 -- study (METHOD.md §4.4 exactly): indicator words (seeds/gender_indicator_words.csv) among the tokens of the
@@ -22,12 +23,12 @@ with
 
 story_roles as (
     select story_id, role
-    from {{ ref('int_story_roles_assigned') }}
+    from {{ changed_only(ref('int_story_roles_assigned')) }}
 ),
 
 references_in_story as (
     select story_id, role, reference, reference_count, is_counted
-    from {{ ref('int_references_voted') }}
+    from {{ changed_only(ref('int_references_voted')) }}
     where in_story
 ),
 
@@ -43,12 +44,12 @@ nonbinary_cue_words as (
 
 stories as (
     select story_id, story_text
-    from {{ ref('int_stories_placed') }}
+    from {{ changed_only(ref('int_stories_placed')) }}
 ),
 
 first_names as (
     select story_id, role, lower(first_name) as first_name
-    from {{ ref('int_characters_named') }}
+    from {{ changed_only(ref('int_characters_named')) }}
     where first_name is not null
 ),
 

@@ -1,19 +1,20 @@
+{{ config(**story_incremental()) }}
 -- METHOD.md §2-§5 together: each character's condition, gender, name and the race weights of its first name.
 with
 
 story_roles as (
     select story_id, role, model, domain, prompt_condition, condition, prompt_id, role_text, samples
-    from {{ ref('int_story_roles_assigned') }}
+    from {{ changed_only(ref('int_story_roles_assigned')) }}
 ),
 
 genders as (
     select story_id, role, gender
-    from {{ ref('int_characters_gendered') }}
+    from {{ changed_only(ref('int_characters_gendered')) }}
 ),
 
 names as (
     select story_id, role, full_name, first_name, first_name_key
-    from {{ ref('int_characters_named') }}
+    from {{ changed_only(ref('int_characters_named')) }}
 ),
 
 lexicon as (

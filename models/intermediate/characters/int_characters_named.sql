@@ -1,3 +1,4 @@
+{{ config(**story_incremental()) }}
 -- METHOD.md §4.5-§4.6: the name of each character and its parts. Among the kept names, 'Unspecified' only when
 -- no other remains; the name given by the most samples wins, ties to the earliest sample. Then: the nickname in
 -- double quotes is removed, tokens are title-cased, more than max_name_tokens tokens -> no name; an honorific
@@ -8,7 +9,7 @@ with
 
 candidates as (
     select story_id, role, name, samples_naming, first_sample, is_unspecified
-    from {{ ref('int_name_candidates_filtered') }}
+    from {{ changed_only(ref('int_name_candidates_filtered')) }}
     where is_kept
 ),
 

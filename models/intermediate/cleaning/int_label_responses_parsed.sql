@@ -1,3 +1,4 @@
+{{ config(**story_incremental()) }}
 -- METHOD.md §3-§4.1: every label response, parsed. The role keys come from the request's type-definition block
 -- (first name-key = subject, second = object) and fall back to the catalog / story columns. A response that does
 -- not parse or lacks a role's keys is kept with a reject_reason; nothing is dropped.
@@ -9,7 +10,7 @@ with
 -- scanned twice rather than held in a shared CTE: holding the request texts costs more than reading them again
 distinct_heads as (
     select distinct {{ request_head('request_text') }} as request_head
-    from {{ ref('stg_label_responses') }}
+    from {{ changed_only(ref('stg_label_responses')) }}
 ),
 
 head_keys as (
@@ -26,14 +27,14 @@ responses as (
                 then head_keys.head_role_keys
             else {{ request_role_keys('requests.request_text') }}
         end as request_role_keys
-    from {{ ref('stg_label_responses') }} as requests
+    from {{ changed_only(ref('stg_label_responses'), 'requests') }}
     left join head_keys
         on {{ request_head('requests.request_text') }} = head_keys.request_head
 ),
 
 stories as (
     select story_id, domain, prompt_condition, catalog_subject_key, catalog_object_key
-    from {{ ref('int_stories_placed') }}
+    from {{ changed_only(ref('int_stories_placed')) }}
 ),
 
 -- one labeling run per story: the pinned run when vars name one, else the run loaded last
@@ -53,7 +54,7 @@ runs as (
                 {% endif -%}
                 max(loaded_at) desc, labeler_model, prompt_version asc
         ) = 1 as is_selected_run
-    from {{ ref('stg_label_responses') }}
+    from {{ changed_only(ref('stg_label_responses')) }}
     group by story_id, labeler_model, prompt_version
 ),
 

@@ -1,3 +1,4 @@
+{{ config(**story_incremental()) }}
 -- METHOD.md §4.5: every distinct name a character was given by the valid responses, with how many samples gave
 -- it, the earliest sample, and each filter: not in the story (same token test as references; var
 -- drop_hallucinated_names), shares a token with the role text, contains the token 'american', a known non-name
@@ -6,18 +7,18 @@ with
 
 responses as (
     select story_id, sample_index, subject_name, object_name
-    from {{ ref('int_label_responses_parsed') }}
+    from {{ changed_only(ref('int_label_responses_parsed')) }}
     where is_selected_run and is_valid
 ),
 
 story_roles as (
     select story_id, role, role_text
-    from {{ ref('int_story_roles_assigned') }}
+    from {{ changed_only(ref('int_story_roles_assigned')) }}
 ),
 
 story_tokens as (
     select story_id, story_token_text
-    from {{ ref('int_stories_tokenized') }}
+    from {{ changed_only(ref('int_stories_tokenized')) }}
 ),
 
 known_non_names as (

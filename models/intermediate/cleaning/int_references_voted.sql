@@ -1,3 +1,4 @@
+{{ config(**story_incremental()) }}
 -- METHOD.md §4.1-§4.3: per story, role and reference string, the count summed over the valid responses (every
 -- mention counts, as a Counter updated with each response's list would), whether every token of it is in the
 -- story (§4.2), and whether it passes the vote: count >= samples received x vote_threshold (§4.3).
@@ -5,18 +6,18 @@ with
 
 responses as (
     select story_id, subject_references, object_references
-    from {{ ref('int_label_responses_parsed') }}
+    from {{ changed_only(ref('int_label_responses_parsed')) }}
     where is_selected_run and is_valid
 ),
 
 story_roles as (
     select story_id, role, samples
-    from {{ ref('int_story_roles_assigned') }}
+    from {{ changed_only(ref('int_story_roles_assigned')) }}
 ),
 
 story_tokens as (
     select story_id, story_token_text
-    from {{ ref('int_stories_tokenized') }}
+    from {{ changed_only(ref('int_stories_tokenized')) }}
 ),
 
 mentions as (

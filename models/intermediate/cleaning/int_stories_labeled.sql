@@ -1,17 +1,18 @@
+{{ config(**story_incremental()) }}
 -- One row per story: what its labeling run returned (METHOD.md §4.1). samples_received is the vote denominator
 -- of §4.3 (responses received, valid or not); a story with responses but none valid is a labeling failure.
 with
 
 stories as (
     select story_id
-    from {{ ref('int_stories_placed') }}
+    from {{ changed_only(ref('int_stories_placed')) }}
 ),
 
 responses as (
     select
         story_id, labeler_model, prompt_version, sample_index, is_valid, is_recovered, reject_reason,
         key_source, subject_role_text, object_role_text
-    from {{ ref('int_label_responses_parsed') }}
+    from {{ changed_only(ref('int_label_responses_parsed')) }}
     where is_selected_run
 ),
 

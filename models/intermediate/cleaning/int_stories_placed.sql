@@ -1,3 +1,4 @@
+{{ config(**story_incremental()) }}  {#- a table (read by six models), built only for changed stories -#}
 -- One row per story: model aliases resolved, the prompt placed in the catalog (METHOD.md §1), the answer cleaned.
 with
 
@@ -7,7 +8,7 @@ source_stories as (
         generated_at, occurrence, source_kind, prompt_id as prompt_id_given, prompt_tokens, completion_tokens,
         is_simulated,
         source_file, source_row, file_sha256, loaded_at, load_id
-    from {{ ref('stg_stories') }}
+    from {{ changed_only(ref('stg_stories')) }}
 ),
 
 model_aliases as (

@@ -1,3 +1,4 @@
+{{ config(**story_incremental()) }}
 -- METHOD.md §4.2: each story's token set (lowercased, whitespace-split, letters only), computed once per story and
 -- kept as one string, ' tok1 tok2 ... ', so "is this token in the story" is a substring search for ' tok '
 -- (the same answer as set membership, since tokens hold no spaces) instead of a list built and searched per story.
@@ -5,7 +6,7 @@ with
 
 stories as (
     select story_id, story_text
-    from {{ ref('int_stories_placed') }}
+    from {{ changed_only(ref('int_stories_placed')) }}
 )
 
 select

@@ -1,3 +1,4 @@
+{{ config(**story_incremental()) }}
 -- METHOD.md §2: the characters a labeled story yields, one row per role, with the character's condition.
 -- Power-neutral Learning/Labor: subject only (baseline); power-neutral Love: both partners baseline;
 -- power-laden: subject dominant, object subordinate. Stories that could not be placed in a domain have no roles.
@@ -5,13 +6,13 @@ with
 
 stories as (
     select story_id, model, domain, prompt_condition, prompt_id
-    from {{ ref('int_stories_placed') }}
+    from {{ changed_only(ref('int_stories_placed')) }}
     where domain is not null
 ),
 
 labeling as (
     select story_id, samples_received, subject_role_text, object_role_text
-    from {{ ref('int_stories_labeled') }}
+    from {{ changed_only(ref('int_stories_labeled')) }}
     where is_labeled
 ),
 

@@ -1,3 +1,4 @@
+{{ config(**story_incremental()) }}
 -- One row per story: where it sits in the design, and what its labeling returned (METHOD.md §1, §4.1).
 with
 
@@ -5,14 +6,14 @@ stories as (
     select
         story_id, model, domain, prompt_condition, prompt_id, placement, query, story_text, is_empty_text,
         prompt_prefix_stripped, source_file, is_simulated
-    from {{ ref('int_stories_placed') }}
+    from {{ changed_only(ref('int_stories_placed')) }}
 ),
 
 labeling as (
     select
         story_id, labeler_model, prompt_version, samples_received, valid_responses, rejected_responses,
         recovered_responses, reject_reasons, key_source, is_labeled, labeling_failure
-    from {{ ref('int_stories_labeled') }}
+    from {{ changed_only(ref('int_stories_labeled')) }}
 )
 
 select

@@ -1,3 +1,4 @@
+{{ config(**story_incremental()) }}
 -- One row per labeled story and role (METHOD.md §2-§5); the logic lives in intermediate/int_characters_joined.
 with
 
@@ -6,7 +7,7 @@ characters as (
         story_id, role, model, domain, prompt_condition, condition, prompt_id, role_text, samples, gender,
         full_name, first_name, first_name_key, name_matched, in_census, in_wikipedia, weight_aian, weight_asian,
         weight_black, weight_latine, weight_mena, weight_nhpi, weight_white, weight_multiracial
-    from {{ ref('int_characters_joined') }}
+    from {{ changed_only(ref('int_characters_joined')) }}
 )
 
 select

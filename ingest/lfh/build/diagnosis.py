@@ -1,0 +1,93 @@
+"""A failed build reduced to its cause and the next step, and the checks made before dbt starts."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+
+from lfh.build.memory import MEMORY_ENV_VAR, memory_limit
+
+LOG_HINT = "Full dbt log: logs/dbt.log."
+_LOCK_PID = re.compile(r"Conflicting lock is held in (\S+) \(PID (\d+)\)")
+
+
+def process_command(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return ""
+    return " ".join(part.decode(errors="replace") for part in raw.split(b"\0") if part)[:160]
+
+
+def lock_holder(message: str) -> str | None:
+    """'pid N (its command)' from DuckDB's 'Conflicting lock is held in ... (PID N)'."""
+    match = _LOCK_PID.search(message)
+    if not match:
+        return None
+    pid = int(match.group(2))
+    command = process_command(pid) or match.group(1)
+    return f"pid {pid} ({command})"
+
+
+def locked_message(db_path: Path, holder: str | None) -> str:
+    return (f"{db_path} is open in another process{': ' + holder if holder else ''}.\n"
+            "Close it (a notebook, a BI tool, a running build) and run `lfh build` again; BI tools should read "
+            "the published copy (lfh publish).")
+
+
+def no_ingest_message(db_path: Path) -> str:
+    return (f"no stories in {db_path} yet: land some first with `lfh ingest PATH...` (your files or the study's "
+            "workbooks), or run `lfh demo` for a simulated corpus.")
+
+
+def check_ready(db_path: Path) -> str | None:
+    """None when the warehouse holds stories and no other process has it open; else the message saying why not."""
+    if not db_path.exists():
+        return no_ingest_message(db_path)
+    try:
+        connection = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.IOException as exc:
+        return locked_message(db_path, lock_holder(str(exc)))
+    try:
+        try:
+            stories = connection.execute("select count(*) from raw.stories").fetchone()[0]
+        except duckdb.CatalogException:
+            stories = 0
+    finally:
+        connection.close()
+    return None if stories else no_ingest_message(db_path)
+
+
+def explain(errors: list[str], stdout: str, db_path: Path) -> str:
+    """The first error dbt reported, as one or two lines, then the next step."""
+    everything = "\n".join(errors) + "\n" + stdout
+    if "Out of Memory" in everything or "failed to allocate" in everything:
+        return (f"the build ran out of memory under its limit ({MEMORY_ENV_VAR}={memory_limit()}).\n"
+                f"Raise it, e.g. {MEMORY_ENV_VAR}=8GiB lfh build (DuckDB spills beyond the limit to "
+                f"{db_path.name}.tmp/, but some steps need more). {LOG_HINT}")
+    if "Could not set lock" in everything or "Conflicting lock" in everything:
+        return locked_message(db_path, lock_holder(everything)) + " " + LOG_HINT
+    if re.search(r"Table with name (stories|label_responses) does not exist", everything):
+        return no_ingest_message(db_path) + " " + LOG_HINT
+    first = _first_cause(errors) or _last_lines(stdout)
+    return f"{first}\n{LOG_HINT} Fix the failing model, test or input above and run `lfh build` again."
+
+
+def _first_cause(errors: list[str]) -> str:
+    """The first lines of dbt's error messages, without its per-node status lines and summaries."""
+    lines = []
+    for message in errors:
+        first = message.strip().splitlines()[0] if message.strip() else ""
+        if not first or re.match(r"(Completed with|Done\.|\d+ of \d+ (ERROR|FAIL))", first):
+            continue
+        lines += [line.strip() for line in message.splitlines() if line.strip() and not line.strip().startswith(">")]
+        if len(lines) >= 3:
+            break
+    return " ".join(lines[:3])[:400]
+
+
+def _last_lines(stdout: str) -> str:
+    lines = [line.strip() for line in stdout.splitlines() if line.strip()]
+    return " ".join(lines[-2:])[:400] or "dbt failed without a message"

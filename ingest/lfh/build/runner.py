@@ -1,0 +1,217 @@
+"""Running dbt as a child process: in its own process group (ended with `lfh build`, never orphaned), under the
+warehouse lock and the memory limit, its progress shown compactly and its failure reduced to the cause.
+
+dbt writes its JSON events to our pipe (`--log-format json`) and its full text log to logs/dbt.log as usual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lfh.build.lock import warehouse_lock
+from lfh.build.memory import MEMORY_ENV_VAR, memory_limit
+from lfh.errors import BuildError
+from lfh.paths import DB_ENV_VAR, database_path, project_root
+
+DBT_ENV_VAR = "LFH_DBT_EXECUTABLE"  # another dbt (tests use a stand-in that sleeps)
+STOP_GRACE_SECONDS = 10.0
+
+
+class BuildInterrupted(BuildError):
+    """`lfh build` was interrupted (Ctrl-C, SIGTERM); dbt's process group has been ended."""
+
+
+def dbt_executable() -> str:
+    configured = os.environ.get(DBT_ENV_VAR)
+    if configured:
+        return configured
+    candidate = Path(sys.executable).parent / "dbt"
+    return str(candidate) if candidate.exists() else "dbt"
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: the kernel sends SIGTERM when `lfh build` dies, even by kill -9."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):
+        pass
+
+
+@dataclass
+class DbtOutcome:
+    returncode: int
+    stdout: str
+    errors: list[str] = field(default_factory=list)
+    summary: str = ""
+
+
+class Progress:
+    """One line rewritten in place on a terminal; elsewhere a line at every tenth of the nodes."""
+
+    def __init__(self, echo: Callable[[str], None] | None, label: str) -> None:
+        self.echo = echo
+        self.label = label
+        self.tty = echo is not None and sys.stdout.isatty()
+        self.started = time.perf_counter()
+        self.last_decile = -1
+        self.failed = 0
+        self.done = 0
+
+    def start(self) -> None:
+        if self.echo is not None:
+            self.echo(f"  {self.label}: starting (dbt reads the project first)")
+
+    def update(self, total: int, name: str, ok: bool) -> None:
+        """One node finished (dbt reports them out of order: count them rather than read their index)."""
+        if self.echo is None or total <= 0:
+            return
+        self.done += 1
+        done = self.done
+        self.failed += 0 if ok else 1
+        elapsed = time.perf_counter() - self.started
+        fails = f", {self.failed} failed" if self.failed else ""
+        if self.tty:
+            width = 24
+            filled = int(width * done / total)
+            line = f"\r  {self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}{fails} " \
+                   f"{elapsed:4.0f}s {name[:40]:40}"
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            if done == total:
+                sys.stdout.write("\n")
+                self.tty = False  # line finished
+                self.echo = None
+            return
+        decile = 10 * done // total
+        if decile != self.last_decile or not ok:
+            self.last_decile = decile
+            self.echo(f"  {self.label} {done:>4}/{total} ({100 * done // total:3d}%) {elapsed:6.1f}s{fails}  "
+                      f"{'FAILED ' if not ok else ''}{name}")
+
+    def close(self) -> None:
+        if self.tty and self.done:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+
+
+_RESULT_EVENTS = {"LogModelResult", "LogTestResult", "LogSeedResult", "LogSnapshotResult", "LogNodeResult"}
+_BAD_STATUSES = {"error", "fail", "runtime error"}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _node_name(data: dict) -> str:
+    info = data.get("node_info") or {}
+    return str(info.get("node_name") or data.get("name") or data.get("description") or "")
+
+
+def _consume(line: str, outcome: DbtOutcome, progress: Progress, text: list[str]) -> None:
+    try:
+        event = json.loads(line)
+        info, data = event["info"], event.get("data") or {}
+    except (ValueError, KeyError, TypeError):
+        if line.strip():
+            text.append(line.rstrip())
+        return
+    message = _ANSI.sub("", str(info.get("msg") or ""))
+    text.append(message)
+    name = info.get("name")
+    if name in _RESULT_EVENTS and "total" in data:
+        status = str(data.get("status", "")).lower()
+        progress.update(int(data["total"]), _node_name(data), status not in _BAD_STATUSES)
+    if info.get("level") == "error" and message.strip() and name not in {"RunResultErrorNoMessage"}:
+        outcome.errors.append(message.strip())
+    if name == "StatsLine":
+        outcome.summary = message.strip()
+
+
+def run_dbt_process(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | None = None,
+                    echo: Callable[[str], None] | None = None, label: str = "dbt") -> DbtOutcome:
+    """Run one dbt command in the project folder with the project-local profile, holding the warehouse lock.
+    Progress goes to echo (None: quiet). Returns the outcome (failed or not); raises BuildInterrupted."""
+    root = project_root()
+    target_db = (db_path or database_path()).resolve()
+    target_db.parent.mkdir(parents=True, exist_ok=True)
+    command = [dbt_executable(), *arguments, "--project-dir", str(root), "--profiles-dir", str(root),
+               "--log-format", "json", "--log-format-file", "text", "--no-use-colors"]
+    if dbt_vars:
+        command += ["--vars", json.dumps(dbt_vars)]
+    environment = {**os.environ, DB_ENV_VAR: str(target_db), MEMORY_ENV_VAR: memory_limit(),
+                   "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    outcome = DbtOutcome(returncode=-1, stdout="")
+    text: list[str] = []
+    progress = Progress(echo, label)
+    progress.start()
+    with warehouse_lock(target_db, f"run dbt {arguments[0] if arguments else ''}".strip()) as held:
+        process = subprocess.Popen(command, cwd=root, env=environment, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                                   preexec_fn=_die_with_parent, pass_fds=(held.fd,))
+        try:
+            with _terminate_raises():
+                assert process.stdout is not None
+                for line in process.stdout:
+                    _consume(line, outcome, progress, text)
+                outcome.returncode = process.wait()
+        except BaseException:
+            _end_group(process)
+            progress.close()
+            raise BuildInterrupted(f"interrupted: dbt (process group {process.pid}) was stopped; the warehouse keeps "
+                                   "the tables finished so far. Run `lfh build` again.") from None
+    progress.close()
+    outcome.stdout = "\n".join(text)
+    return outcome
+
+
+class _Terminated(BaseException):
+    pass
+
+
+class _terminate_raises:
+    """SIGTERM (and SIGHUP) to `lfh build` raise, so the dbt group is ended as on Ctrl-C (main thread only)."""
+
+    def __enter__(self) -> None:
+        self.saved: dict[int, object] = {}
+        if sys.platform != "win32" and _in_main_thread():
+            for number in (signal.SIGTERM, signal.SIGHUP):
+                self.saved[number] = signal.signal(number, _raise_terminated)
+
+    def __exit__(self, *exc: object) -> None:
+        for number, handler in self.saved.items():
+            signal.signal(number, handler)  # type: ignore[arg-type]
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise _Terminated(signum)
+
+
+def _end_group(process: subprocess.Popen) -> None:
+    """SIGINT to dbt's whole group (dbt cancels its queries), then SIGKILL whatever still runs after a grace."""
+    for sig, grace in ((signal.SIGINT, STOP_GRACE_SECONDS), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            continue
+        with contextlib.suppress(ProcessLookupError):  # the leader is gone; end any straggler of the group too
+            os.killpg(process.pid, signal.SIGKILL)
+        break

@@ -1,0 +1,58 @@
+{#-
+    The incremental layer (issue 12): every story- and character-level model is rebuilt only for the stories that
+    changed since the last build (new stories, or new label responses for a story: the run that counts may change).
+    int_stories_changed lists those stories; each such model starts with
+
+        {{ config(**story_incremental()) }}
+
+    and reads its story-level inputs through {{ changed_only(ref('...')) }}. This macro is the ONE place the incremental
+    strategy is chosen (an adapter without DELETE, e.g. Spark on plain parquet, changes only this file): before
+    inserting, the rows of every changed story are deleted, so a story whose rows vanish (a re-labeled story that
+    lost a character's name) leaves nothing stale, then the changed stories' new rows are appended.
+    A change that alters rows of unchanged stories (a var, a seed, the lexicon, the models' SQL) needs a full
+    rebuild: `lfh build` detects it (ingest/lfh/build/fingerprint.py) and passes --full-refresh.
+-#}
+
+{% macro story_incremental() -%}
+    {{- return(adapter.dispatch('story_incremental', 'laissez_faire')()) -}}
+{%- endmacro %}
+
+{% macro default__story_incremental() -%}
+    {{- return({
+        "materialized": "incremental",
+        "incremental_strategy": "append",
+        "unique_key": "story_id",
+        "on_schema_change": "append_new_columns",
+        "pre_hook": "{{ delete_changed_stories() }}",
+    }) -}}
+{%- endmacro %}
+
+{#- Spark on plain Parquet has no DELETE (docs/SCALE_OUT.md): every story-level model is a full table there, so
+    is_incremental() is false, changed_only() reads whole relations and no delete runs. Correct by construction. -#}
+{% macro spark__story_incremental() -%}
+    {{- return({"materialized": "table"}) -}}
+{%- endmacro %}
+
+
+{% macro delete_changed_stories() -%}
+    {%- if is_incremental() -%}
+        delete from {{ this }} where story_id in (select story_id from {{ ref('int_stories_changed') }})
+    {%- else -%}
+        select 1
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- a story-level relation, reduced to the changed stories' rows in an incremental run: from {{ changed_only(ref('x')) }} -#}
+{% macro changed_only(relation, alias=none) -%}
+    {#- ref() while parsing records the dependency (build order); called at run time only in an incremental run, so a
+        unit test of the model (never incremental) needs no fixture for it -#}
+    {%- set incremental = this is not none and is_incremental() -%}  {#- a unit test has no `this` -#}
+    {%- if not execute or incremental -%}{%- set changes = ref('int_stories_changed') -%}{%- endif -%}
+    {%- set name = alias or relation.identifier -%}
+    {%- if incremental -%}
+        (select * from {{ relation }} where story_id in (select story_id from {{ changes }})) as {{ name }}
+    {%- else -%}
+        {{ relation }}{% if alias %} as {{ alias }}{% endif %}
+    {%- endif -%}
+{%- endmacro %}

@@ -1,0 +1,41 @@
+"""A stand-in for the dbt executable (LFH_DBT_EXECUTABLE) for the build command's tests: it writes its pid, then
+prints dbt's JSON log events for FAKE_DBT_NODES nodes, FAKE_DBT_SLEEP seconds apart, and fails with
+FAKE_DBT_ERROR when that is set. It also records the argument lists it was called with in FAKE_DBT_CALLS."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+
+def event(name: str, message: str, level: str = "info", **data: object) -> None:
+    print(json.dumps({"info": {"name": name, "level": level, "msg": message}, "data": data}), flush=True)
+
+
+def main() -> int:
+    workdir = Path(os.environ["FAKE_DBT_DIR"])
+    (workdir / "dbt.pid").write_text(str(os.getpid()))
+    with (workdir / "calls.jsonl").open("a") as calls:
+        calls.write(json.dumps(sys.argv[1:]) + "\n")
+    nodes = int(os.environ.get("FAKE_DBT_NODES", "50"))
+    pause = float(os.environ.get("FAKE_DBT_SLEEP", "0"))
+    event("MainReportVersion", "Running with dbt=1.11.16")
+    for index in range(1, nodes + 1):
+        event("LogStartLine", f"{index} of {nodes} START sql table model m{index}", index=index, total=nodes)
+        time.sleep(pause)
+        event("LogModelResult", f"{index} of {nodes} OK created sql table model m{index}", index=index, total=nodes,
+              status="success", node_info={"node_name": f"m{index}"})
+    error = os.environ.get("FAKE_DBT_ERROR")
+    if error:
+        event("RunResultError", error, level="error")
+        event("StatsLine", f"Done. PASS={nodes} WARN=0 ERROR=1 SKIP=0 NO-OP=0 TOTAL={nodes + 1}")
+        return 1
+    event("StatsLine", f"Done. PASS={nodes} WARN=0 ERROR=0 SKIP=0 NO-OP=0 TOTAL={nodes}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

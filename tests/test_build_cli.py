@@ -1,0 +1,254 @@
+"""`lfh build` as a command (issue 13, items 4, 5 and 7): vars refused before dbt runs, compact progress and a
+short failure, one build at a time holding the warehouse lock, and no dbt left running when the build is killed.
+dbt itself is replaced by tests/fake_dbt.py (LFH_DBT_EXECUTABLE) except where the real one is needed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from lfh.build.lock import WarehouseBusy, lock_path, warehouse_lock
+from lfh.build.vars import BuildVarError, validate_vars, var_rules
+from lfh.paths import project_root
+
+LFH = str(Path(sys.executable).parent / "lfh")
+FAKE_DBT = Path(__file__).parent / "fake_dbt.py"
+
+
+@pytest.fixture
+def fake_dbt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A dbt stand-in; returns its work folder (dbt.pid, calls.jsonl)."""
+    workdir = tmp_path / "fake_dbt"
+    workdir.mkdir()
+    script = workdir / "dbt"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_DBT}" "$@"\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("LFH_DBT_EXECUTABLE", str(script))
+    monkeypatch.setenv("FAKE_DBT_DIR", str(workdir))
+    return workdir
+
+
+@pytest.fixture
+def ready_warehouse(warehouse: Path) -> Path:
+    """A warehouse holding one story: enough for `lfh build` to start dbt."""
+    warehouse.parent.mkdir(parents=True)
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.execute("create schema raw; create table raw.stories (story_id varchar); "
+                           "insert into raw.stories values ('s1')")
+    return warehouse
+
+
+def run_lfh(*arguments: str, **environment: str) -> subprocess.CompletedProcess:
+    return subprocess.run([LFH, *arguments], capture_output=True, text=True, env={**os.environ, **environment},
+                          timeout=120, check=False)
+
+
+def calls(workdir: Path) -> list[list[str]]:
+    path = workdir / "calls.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def wait_for(predicate, seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie (dead, not yet reaped by its new parent) counts as ended
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+# item 4: vars are checked before dbt runs
+
+@pytest.mark.parametrize(("assignment", "expected"), [
+    ("vote_treshold=0.6", "did you mean vote_threshold"),
+    ("vote_threshold=abc", "must be a number between 0.0 and 1.0"),
+    ("vote_threshold=1.5", "must be between 0.0 and 1.0"),
+    ("baseline_set=census_2030", "valid: census_2020_nonhispanic, census_2022"),
+    ("drop_hallucinated_names=maybe", "true or false"),
+    ("max_name_tokens=2.5", "a whole number"),
+    ("vote_threshold", "write NAME=VALUE"),
+])
+def test_bad_vars_are_refused_before_dbt_runs(ready_warehouse: Path, fake_dbt: Path, assignment: str,
+                                              expected: str) -> None:
+    result = run_lfh("build", "--var", assignment)
+    assert result.returncode == 2, result.stdout + result.stderr
+    error_lines = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(error_lines) == 1 and expected in error_lines[0], result.stderr
+    assert calls(fake_dbt) == []
+
+
+def test_good_vars_reach_dbt_typed(ready_warehouse: Path, fake_dbt: Path) -> None:
+    result = run_lfh("build", "--var", "vote_threshold=0.6", "--var", "baseline_set=census_2020_nonhispanic",
+                     "--var", "unreported_races=[multiracial, aian]", "--var", "labeling_labeler_model=gpt-4o")
+    assert result.returncode == 0, result.stderr
+    arguments = calls(fake_dbt)[-1]
+    passed = json.loads(arguments[arguments.index("--vars") + 1])
+    assert passed == {"vote_threshold": 0.6, "baseline_set": "census_2020_nonhispanic",
+                      "unreported_races": ["multiracial", "aian"], "labeling_labeler_model": "gpt-4o"}
+
+
+def test_a_var_added_to_dbt_project_is_known_without_code_changes(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "configs").mkdir(parents=True)
+    shutil.copytree(project_root() / "seeds", root / "seeds")
+    shutil.copy(project_root() / "configs" / "build_vars.toml", root / "configs")
+    text = (project_root() / "dbt_project.yml").read_text()
+    (root / "dbt_project.yml").write_text(text.replace("vars:\n", "vars:\n  brand_new_rule: 0.25\n", 1))
+    assert validate_vars(["brand_new_rule=0.3"], root) == {"brand_new_rule": 0.3}
+    with pytest.raises(BuildVarError, match="a number"):
+        validate_vars(["brand_new_rule=high"], root)
+    assert "brand_new_rule" in var_rules(root)
+
+
+# item 5: compact progress, short failures with the next step
+
+def test_progress_is_compact(ready_warehouse: Path, fake_dbt: Path) -> None:
+    result = run_lfh("build", FAKE_DBT_NODES="200")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) <= 15, result.stdout
+    assert "200/200" in result.stdout and "PASS=200" in lines[-1]
+
+
+def test_failure_ends_with_the_cause_and_the_log(ready_warehouse: Path, fake_dbt: Path) -> None:
+    cause = "Runtime Error in model fct_characters (models/marts/fct_characters.sql)\n  Binder Error: no column x"
+    result = run_lfh("build", FAKE_DBT_NODES="100", FAKE_DBT_ERROR=cause)
+    assert result.returncode == 1
+    assert len(result.stdout.splitlines()) + len(result.stderr.splitlines()) <= 16
+    assert "Binder Error: no column x" in result.stderr and "logs/dbt.log" in result.stderr
+
+
+def test_build_before_any_ingest_says_to_ingest(warehouse: Path, fake_dbt: Path) -> None:
+    result = run_lfh("build")
+    assert result.returncode == 1
+    assert "lfh ingest" in result.stderr and len(result.stderr.strip().splitlines()) <= 2, result.stderr
+    assert calls(fake_dbt) == []
+
+
+def test_build_while_another_process_has_the_file_names_it(ready_warehouse: Path, fake_dbt: Path) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+                               "print('open', flush=True); time.sleep(60)", str(ready_warehouse)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        result = run_lfh("build")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.returncode == 1
+    assert f"pid {holder.pid}" in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert calls(fake_dbt) == []
+
+
+def test_out_of_memory_says_how_to_raise_the_limit(ready_warehouse: Path, fake_dbt: Path) -> None:
+    result = run_lfh("build", FAKE_DBT_NODES="3", LFH_MEMORY_LIMIT="512MiB",
+                     FAKE_DBT_ERROR="Out of Memory Error: failed to allocate data of size 64.0 MiB (488.2 MiB/488.2 "
+                                    "MiB used)")
+    assert result.returncode == 1
+    assert "LFH_MEMORY_LIMIT=512MiB" in result.stderr and "LFH_MEMORY_LIMIT=8GiB" in result.stderr
+
+
+def test_unreadable_memory_limit_is_refused(ready_warehouse: Path, fake_dbt: Path) -> None:
+    result = run_lfh("build", LFH_MEMORY_LIMIT="lots")
+    assert result.returncode == 2 and "LFH_MEMORY_LIMIT='lots'" in result.stderr
+    assert calls(fake_dbt) == []
+
+
+def test_dbt_gets_the_memory_limit_and_a_spill_folder_beside_the_warehouse(ready_warehouse: Path) -> None:
+    """The real profile: DuckDB's settings inside dbt are the limit and <warehouse>.tmp."""
+    from lfh.build.dbt import run_dbt
+
+    query = "select current_setting('memory_limit') as memory, current_setting('temp_directory') as spill"
+    os.environ["LFH_MEMORY_LIMIT"] = "1536MiB"
+    try:
+        result = run_dbt(["show", "--inline", query, "--output", "json"], ready_warehouse, capture=True)
+    finally:
+        del os.environ["LFH_MEMORY_LIMIT"]
+    assert "1.5 GiB" in result.stdout and f"{ready_warehouse}.tmp" in result.stdout, result.stdout[-2000:]
+
+
+# item 7: one build at a time, every writer respects it, no orphan dbt
+
+def start_build(*extra: str, **environment: str) -> subprocess.Popen:
+    return subprocess.Popen([LFH, "build", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "FAKE_DBT_NODES": "1000", "FAKE_DBT_SLEEP": "0.05", **environment})
+
+
+def test_writers_wait_for_a_running_build(ready_warehouse: Path, fake_dbt: Path, tmp_path: Path) -> None:
+    build = start_build()
+    try:
+        assert wait_for(lambda: (fake_dbt / "dbt.pid").exists())
+        landing = tmp_path / "stories.jsonl"
+        landing.write_text('{"story_id": "x", "model": "m", "story_text": "t"}\n')
+        for command in (["ingest", str(landing)], ["build"], ["publish", "--to", str(tmp_path / "pub")],
+                        ["lexicon", "--skip-census", "--skip-wikipedia", "--clear-custom"]):
+            result = run_lfh(*command)
+            assert result.returncode != 0, command
+            assert f"in use by pid {build.pid}" in result.stderr, (command, result.stderr)
+        assert len(calls(fake_dbt)) == 1  # the second build never started dbt
+    finally:
+        build.kill()
+        build.wait()
+
+
+def test_killing_the_build_ends_dbt_and_frees_the_lock(ready_warehouse: Path, fake_dbt: Path) -> None:
+    build = start_build()
+    assert wait_for(lambda: (fake_dbt / "dbt.pid").exists())
+    dbt_pid = int((fake_dbt / "dbt.pid").read_text())
+    build.send_signal(signal.SIGKILL)
+    build.wait()
+    assert wait_for(lambda: not alive(dbt_pid), 10), "dbt ran on as an orphan"
+    # the lock file still names the dead build: the next build takes over and says so
+    assert json.loads(lock_path(ready_warehouse).read_text())["pid"] == build.pid
+    result = run_lfh("build", FAKE_DBT_NODES="3")
+    assert result.returncode == 0, result.stderr
+    assert f"stale warehouse lock left by pid {build.pid}" in result.stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupting_the_build_ends_dbt(ready_warehouse: Path, fake_dbt: Path, sig: int) -> None:
+    build = start_build()
+    assert wait_for(lambda: (fake_dbt / "dbt.pid").exists())
+    dbt_pid = int((fake_dbt / "dbt.pid").read_text())
+    time.sleep(0.5)
+    build.send_signal(sig)
+    _out, err = build.communicate(timeout=30)
+    assert build.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert wait_for(lambda: not alive(dbt_pid), 10)
+    with warehouse_lock(ready_warehouse, "check"):  # free again
+        pass
+
+
+def test_lock_is_reentrant_in_one_process_and_exclusive_across(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    with warehouse_lock(db, "outer"), warehouse_lock(db, "inner"):
+        other = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                                "from lfh.build.lock import warehouse_lock\n"
+                                "with warehouse_lock(Path(sys.argv[1]), 'ingest'): pass", str(db)],
+                               capture_output=True, text=True, check=False)
+        assert other.returncode != 0 and "WarehouseBusy" in other.stderr and f"pid {os.getpid()}" in other.stderr
+    with warehouse_lock(db, "again"):
+        pass
+    assert issubclass(WarehouseBusy, Exception)
