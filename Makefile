@@ -18,10 +18,12 @@ setup: $(STAMP)
 demo: setup
 	$(BIN)/lfh demo
 
-# Tests also drive headless Chromium (the report) and a real PostgreSQL (serving); Debian packages, root only.
+# Tests also drive headless Chromium (the report), a real PostgreSQL (serving) and local Spark (pyspark needs a Java
+# 17 runtime, tests/test_spark.py); Debian packages, root only.
 system-deps:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+	@command -v java >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
 
 test: setup system-deps
 	$(BIN)/ruff check ingest tests bench
@@ -48,4 +50,4 @@ bench: setup
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) target logs warehouse/*.duckdb warehouse/*.wal
+	rm -rf $(VENV) target logs warehouse/*.duckdb warehouse/*.wal warehouse/spark

@@ -48,3 +48,22 @@ def cache_dir() -> Path:
     """Downloaded wheels and other cached inputs (kept between runs so a second run needs no network)."""
     configured = os.environ.get("LFH_CACHE")
     return Path(configured).expanduser().resolve() if configured else project_root() / ".cache"
+
+
+SPARK_DIR_ENV_VAR = "LFH_SPARK_DIR"
+PARQUET_DIR_ENV_VAR = "LFH_PARQUET_DIR"
+
+
+def spark_dir() -> Path:
+    """The local Spark target's warehouse folder and Derby metastore: $LFH_SPARK_DIR, else warehouse/spark."""
+    configured = os.environ.get(SPARK_DIR_ENV_VAR)
+    path = Path(configured) if configured else project_root() / "warehouse" / "spark"
+    return path.expanduser().resolve()
+
+
+def parquet_landing_dir() -> Path:
+    """Where `lfh build --target spark` reads the landed raw Parquet files by default: $LFH_PARQUET_DIR, else
+    warehouse/raw_parquet (give the same folder to `lfh ingest --parquet-dir` and `lfh lexicon --parquet-dir`)."""
+    configured = os.environ.get(PARQUET_DIR_ENV_VAR)
+    path = Path(configured) if configured else project_root() / "warehouse" / "raw_parquet"
+    return path.expanduser().resolve()

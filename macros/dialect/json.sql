@@ -78,3 +78,71 @@
 {% macro default__json_value_text_list(value_expr) -%}
     list_filter(json_transform({{ value_expr }}, '["VARCHAR"]'), element -> element is not null)
 {%- endmacro %}
+
+{#- Spark versions, on the VARIANT type (parse once, read by path). Values travel as JSON text, as on DuckDB, so
+    json_type_at works on a whole response and on a value read from its map alike. The type names are DuckDB's. -#}
+{#- Spark's parse_json reads the first JSON value and ignores what follows ('{...} and {...}' parses), DuckDB's
+    json_valid wants the whole text to be one value. Wrapped as '{"v":' || x || '}' the parser must see the end of
+    x followed by '}', and exactly one key rules out 'x' = '1, "w": 2'; wrapped as '[' || x || ']' it must see
+    ']' there, which rules out 'x' = '1} trailing {'. Both hold only when x is exactly one value. -#}
+{% macro spark__json_is_valid(text_expr) -%}
+    coalesce(
+        try_parse_json({{ text_expr }}) is not null
+        and size(json_object_keys('{"v":' || {{ text_expr }} || '}')) = 1
+        and try_parse_json('{"v":' || {{ text_expr }} || '}') is not null
+        and try_parse_json('[' || {{ text_expr }} || ']') is not null,
+        false)
+{%- endmacro %}
+
+{% macro spark_variant_type_name(variant_expr) -%}
+    case
+        when {{ variant_expr }} is null then null
+        when schema_of_variant({{ variant_expr }}) like 'OBJECT%' then 'OBJECT'
+        when schema_of_variant({{ variant_expr }}) like 'ARRAY%' then 'ARRAY'
+        when schema_of_variant({{ variant_expr }}) = 'STRING' then 'VARCHAR'
+        when schema_of_variant({{ variant_expr }}) = 'VOID' then 'NULL'
+        when schema_of_variant({{ variant_expr }}) = 'BOOLEAN' then 'BOOLEAN'
+        when schema_of_variant({{ variant_expr }}) = 'BIGINT' then 'BIGINT'
+        else 'DOUBLE'
+    end
+{%- endmacro %}
+
+{% macro spark__json_type_at(json_expr, key_expr) -%}
+    {%- if key_expr is none -%}
+        {{ laissez_faire.spark_variant_type_name('try_parse_json(' ~ json_expr ~ ')') }}
+    {%- else -%}
+        {{ laissez_faire.spark_variant_type_name('try_variant_get(try_parse_json(' ~ json_expr ~ '), ' ~ laissez_faire.json_key_path(key_expr) ~ ', \'variant\')') }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro spark__json_object_keys(json_expr) -%}
+    json_object_keys({{ json_expr }})
+{%- endmacro %}
+
+{% macro spark__json_key_path(key_expr) -%}
+    ('$["' || replace({{ key_expr }}, '"', '\"') || '"]')
+{%- endmacro %}
+
+{% macro spark__json_text_at(json_expr, key_expr) -%}
+    {{ laissez_faire.spark__json_value_string('to_json(try_variant_get(try_parse_json(' ~ json_expr ~ '), ' ~ laissez_faire.json_key_path(key_expr) ~ ', \'variant\'))') }}
+{%- endmacro %}
+
+{% macro spark__json_text_list_at(json_expr, key_expr) -%}
+    {{ laissez_faire.spark__json_value_text_list('to_json(try_variant_get(try_parse_json(' ~ json_expr ~ '), ' ~ laissez_faire.json_key_path(key_expr) ~ ', \'variant\'))') }}
+{%- endmacro %}
+
+{% macro spark__json_object_as_map(json_expr) -%}
+    transform_values(cast(parse_json({{ json_expr }}) as map<string, variant>), (json_key, json_value) -> to_json(json_value))
+{%- endmacro %}
+
+{% macro spark__map_value(map_expr, key_expr) -%}
+    element_at({{ map_expr }}, {{ key_expr }})
+{%- endmacro %}
+
+{% macro spark__json_value_string(value_expr) -%}
+    case when schema_of_variant(try_parse_json({{ value_expr }})) = 'STRING' then cast(try_parse_json({{ value_expr }}) as string) end
+{%- endmacro %}
+
+{% macro spark__json_value_text_list(value_expr) -%}
+    filter(cast(try_parse_json({{ value_expr }}) as array<string>), element -> element is not null)
+{%- endmacro %}

@@ -14,6 +14,10 @@
 -#}
 
 {% macro story_incremental() -%}
+    {{- return(adapter.dispatch('story_incremental', 'laissez_faire')()) -}}
+{%- endmacro %}
+
+{% macro default__story_incremental() -%}
     {{- return({
         "materialized": "incremental",
         "incremental_strategy": "append",
@@ -21,6 +25,12 @@
         "on_schema_change": "append_new_columns",
         "pre_hook": "{{ delete_changed_stories() }}",
     }) -}}
+{%- endmacro %}
+
+{#- Spark on plain Parquet has no DELETE (docs/SCALE_OUT.md): every story-level model is a full table there, so
+    is_incremental() is false, changed_only() reads whole relations and no delete runs. Correct by construction. -#}
+{% macro spark__story_incremental() -%}
+    {{- return({"materialized": "table"}) -}}
 {%- endmacro %}
 
 

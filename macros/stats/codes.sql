@@ -23,7 +23,7 @@
 {#- A one-column relation of codes, as a union of literal selects (portable; no VALUES-list dialect quirks). -#}
 {% macro codes_relation(codes, column_name) -%}
     {%- for code in codes %}
-    select cast('{{ code }}' as varchar) as {{ column_name }}{% if not loop.last %} union all{% endif %}
+    select cast('{{ code }}' as string) as {{ column_name }}{% if not loop.last %} union all{% endif %}
     {%- endfor %}
 {%- endmacro %}
 

@@ -20,5 +20,5 @@
     cast({{ corrected_share }} / nullif({{ expected_share }}, 0) as double) as corrected_ratio,
     cast({{ share_lower }} / nullif({{ expected_share }}, 0) as double) as corrected_ci_lower,
     cast({{ share_upper }} / nullif({{ expected_share }}, 0) as double) as corrected_ci_upper,
-    cast({{ correction_source }} as varchar) as correction_source
+    cast({{ correction_source }} as string) as correction_source
 {%- endmacro %}

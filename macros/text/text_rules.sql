@@ -87,7 +87,7 @@
 {#- Trim spaces, tabs, carriage returns and newlines (plain trim only removes spaces). side: both | left. -#}
 {% macro trim_whitespace(text_expr, side='both') -%}
     {%- set characters = "' ' || chr(9) || chr(10) || chr(13)" -%}
-    {%- if side == 'left' -%}ltrim({{ text_expr }}, {{ characters }}){%- else -%}trim({{ text_expr }}, {{ characters }}){%- endif -%}
+    {{- laissez_faire.trim_characters(text_expr, characters, side) -}}
 {%- endmacro %}
 
 {#- §4.1, for speed: the request up to its first '}' (where the type-definition block ends in every request format
@@ -96,7 +96,7 @@
     {...} match cannot reach past the head's closing '}', so the whole text has the same first match. Otherwise
     (no '}', no 'type definition' before it, or no keyed block) the caller reads the whole request. -#}
 {% macro request_head(request_expr) -%}
-    substr({{ request_expr }}, 1, strpos({{ request_expr }}, '}'))
+    substr({{ request_expr }}, 1, {{ laissez_faire.text_position(request_expr, "'}'") }})
 {%- endmacro %}
 
 {% macro request_head_has_keys(head_expr, head_keys_expr) -%}

@@ -3,9 +3,9 @@ with
 
 source_census as (
     {{ source_or_empty('raw', 'census_first_names', [
-        ('first_name', 'varchar'), ('n_total', 'double'), ('pct_white', 'double'), ('pct_black', 'double'),
+        ('first_name', 'string'), ('n_total', 'double'), ('pct_white', 'double'), ('pct_black', 'double'),
         ('pct_latine', 'double'), ('pct_asian', 'double'), ('pct_aian', 'double'), ('pct_multiracial', 'double'),
-        ('source', 'varchar'), ('vintage', 'varchar')]) }}
+        ('source', 'string'), ('vintage', 'string')]) }}
 )
 
 select

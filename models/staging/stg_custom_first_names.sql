@@ -3,9 +3,9 @@ with
 
 source_custom as (
     {{ source_or_empty('raw', 'custom_first_names', [
-        ('first_name', 'varchar'), ('pct_white', 'double'), ('pct_black', 'double'), ('pct_latine', 'double'),
+        ('first_name', 'string'), ('pct_white', 'double'), ('pct_black', 'double'), ('pct_latine', 'double'),
         ('pct_asian', 'double'), ('pct_aian', 'double'), ('pct_multiracial', 'double'), ('pct_mena', 'double'),
-        ('pct_nhpi', 'double'), ('mode', 'varchar'), ('source', 'varchar')]) }}
+        ('pct_nhpi', 'double'), ('mode', 'string'), ('source', 'string')]) }}
 )
 
 select

@@ -3,10 +3,10 @@ with
 
 source_hand_labels as (
     {{ source_or_empty('raw', 'hand_labels', [
-        ('story_id', 'varchar'), ('role', 'varchar'), ('gender', 'varchar'), ('name', 'varchar'),
-        ('name_raw', 'varchar'), ('reference_words', 'varchar[]'), ('label_source', 'varchar'),
-        ('source_file', 'varchar'), ('source_row', 'integer'), ('file_sha256', 'varchar'),
-        ('loaded_at', 'timestamp'), ('load_id', 'varchar')]) }}
+        ('story_id', 'string'), ('role', 'string'), ('gender', 'string'), ('name', 'string'),
+        ('name_raw', 'string'), ('reference_words', type_text_list()), ('label_source', 'string'),
+        ('source_file', 'string'), ('source_row', 'integer'), ('file_sha256', 'string'),
+        ('loaded_at', 'timestamp'), ('load_id', 'string')]) }}
 ),
 
 gender_codes as (

@@ -3,9 +3,9 @@ with
 
 source_load_log as (
     {{ source_or_empty('raw', 'load_log', [
-        ('load_id', 'varchar'), ('source_file', 'varchar'), ('file_sha256', 'varchar'), ('file_kind', 'varchar'),
+        ('load_id', 'string'), ('source_file', 'string'), ('file_sha256', 'string'), ('file_kind', 'string'),
         ('rows_read', 'bigint'), ('rows_landed', 'bigint'), ('duplicates', 'bigint'), ('rejected', 'bigint'),
-        ('started_at', 'timestamp'), ('finished_at', 'timestamp'), ('status', 'varchar'), ('error', 'varchar')]) }}
+        ('started_at', 'timestamp'), ('finished_at', 'timestamp'), ('status', 'string'), ('error', 'string')]) }}
 )
 
 select

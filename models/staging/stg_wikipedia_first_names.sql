@@ -3,8 +3,8 @@ with
 
 source_wikipedia as (
     {{ source_or_empty('raw', 'wikipedia_first_names', [
-        ('first_name', 'varchar'), ('n_bearers', 'double'), ('n_mena', 'double'), ('n_nhpi', 'double'),
-        ('pct_mena', 'double'), ('pct_nhpi', 'double'), ('source', 'varchar'), ('vintage', 'varchar')]) }}
+        ('first_name', 'string'), ('n_bearers', 'double'), ('n_mena', 'double'), ('n_nhpi', 'double'),
+        ('pct_mena', 'double'), ('pct_nhpi', 'double'), ('source', 'string'), ('vintage', 'string')]) }}
 )
 
 select

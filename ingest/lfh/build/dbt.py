@@ -1,4 +1,5 @@
-"""`lfh build`: run dbt with the project's profile against the warehouse named by LFH_DB.
+"""`lfh build`: run dbt with the project's profile against the warehouse named by LFH_DB, or on Spark
+(`--target spark`, build_spark: reading the raw tables from landed Parquet files; docs/SCALE_OUT.md).
 
 One build at a time holds the warehouse lock for its whole run; vars are checked before dbt starts; dbt's
 progress is shown compactly and a failure ends with its cause and the next step (the full log is logs/dbt.log).
@@ -6,6 +7,7 @@ progress is shown compactly and a failure ends with its cause and the next step 
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -23,9 +25,13 @@ from lfh.build.fingerprint import (
 from lfh.build.lock import stale_note, warehouse_lock
 from lfh.build.runner import dbt_executable, run_dbt_process
 from lfh.errors import BuildError
-from lfh.paths import database_path
+from lfh.paths import SPARK_DIR_ENV_VAR, database_path, parquet_landing_dir, spark_dir
 
-__all__ = ["BuildError", "build_warehouse", "dbt_executable", "run_dbt"]
+__all__ = ["BuildError", "build_spark", "build_warehouse", "dbt_executable", "raw_parquet_vars", "run_dbt"]
+
+# The raw tables a landing folder may hold (lfh ingest / lfh lexicon --parquet-dir), one sub-folder each.
+RAW_PARQUET_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log",
+                      "census_first_names", "wikipedia_first_names", "custom_first_names")
 
 
 def _print(text: str) -> None:
@@ -83,3 +89,35 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
     return summary
 
 
+def raw_parquet_vars(directory: Path) -> dict[str, object]:
+    """The vars that make the on-run-start hook register DIR/<table> as raw.<table> (macros/dialect/raw_parquet.sql)."""
+    directory = directory.expanduser().resolve()
+    tables = [table for table in RAW_PARQUET_TABLES
+              if (directory / table).is_dir() and any((directory / table).glob("*.parquet"))]
+    if not tables:
+        raise BuildError(
+            f"no landed Parquet files under {directory}: land them first with `lfh ingest PATH --parquet-dir "
+            f"{directory}` and `lfh lexicon --parquet-dir {directory}`, or name the folder with --parquet-dir")
+    return {"raw_parquet_dir": str(directory), "raw_parquet_tables": tables}
+
+
+def build_spark(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
+                parquet_dir: Path | None = None, echo: Callable[[str], None] | None = None) -> str:
+    """`lfh build --target spark`: dbt on the local Spark session (LFH_SPARK_DIR), reading the raw tables from the
+    landed Parquet files under parquet_dir (default parquet_landing_dir()). Every model is built whole on Spark
+    (no fingerprint, no incremental state: docs/SCALE_OUT.md). Returns dbt's summary line; raises BuildError."""
+    dbt_vars = {**raw_parquet_vars(parquet_dir or parquet_landing_dir()), **(dbt_vars or {})}
+    spark_dir().mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault(SPARK_DIR_ENV_VAR, str(spark_dir()))
+    selector = ["--select", selection] if selection else []
+    target = ["--target", "spark"]
+    commands = [["seed", *selector, *target], ["run", *selector, *target]] if skip_tests \
+        else [["build", *selector, *target]]
+    summary = ""
+    for arguments in commands:
+        outcome = run_dbt_process(arguments, None, dbt_vars, echo=echo, label=f"dbt {arguments[0]} (spark)")
+        if outcome.returncode != 0:
+            raise BuildError(f"dbt {arguments[0]} --target spark failed on {spark_dir()}:\n"
+                             + (outcome.stdout or "")[-4000:] + "\nRead logs/dbt.log for the failing model or test.")
+        summary = outcome.summary
+    return summary

@@ -10,6 +10,7 @@ from lfh.cli.command import command
 from lfh.landing.discovery import file_format
 from lfh.landing.ingest import ingest_paths
 from lfh.landing.ingest_file import ReadOptions
+from lfh.landing.parquet_sink import ParquetSink
 from lfh.landing.read_csv import ENCODINGS, CsvOptions
 from lfh.landing.simulated import marked_folder
 from lfh.paths import database_path
@@ -29,8 +30,11 @@ from lfh.paths import database_path
 @click.option("--mix", "allow_mix", is_flag=True,
               help="Allow simulated and real stories in one warehouse (refused otherwise; "
                    "dim_stories.is_simulated tells them apart).")
+@click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Land into Parquet files under this folder (one folder per raw table) instead of the DuckDB "
+                   "warehouse: what `lfh build --target spark` reads (docs/SCALE_OUT.md).")
 def ingest(paths: tuple[Path, ...], reread: bool, encoding: str | None, separator: str | None,
-           include_simulated: bool, allow_mix: bool) -> None:
+           include_simulated: bool, allow_mix: bool, parquet_dir: Path | None) -> None:
     """Land files or folders (searched recursively) into the warehouse's raw schema.
 
     Reads study workbooks (.xlsx) and the project's stories / label responses as JSON Lines (.jsonl, .json),
@@ -39,8 +43,13 @@ def ingest(paths: tuple[Path, ...], reread: bool, encoding: str | None, separato
     skipped without reading it; unusable rows go to raw.rejects.
     """
     options = ReadOptions(csv=CsvOptions(encoding=encoding, separator=separator))
-    results, skipped = ingest_paths(list(paths), reread=reread, options=options,
-                                    include_simulated=include_simulated, allow_mix=allow_mix)
+    if parquet_dir is not None:
+        with ParquetSink(parquet_dir) as sink:
+            results, skipped = ingest_paths(list(paths), reread=reread, options=options, sink=sink,
+                                            include_simulated=include_simulated, allow_mix=allow_mix)
+    else:
+        results, skipped = ingest_paths(list(paths), reread=reread, options=options,
+                                        include_simulated=include_simulated, allow_mix=allow_mix)
     for path in skipped:
         if marked_folder(path) is not None and file_format(path) is not None:
             click.echo(f"{path}: skipped (SIMULATED data, under {marked_folder(path)}; pass --simulated to land it)")
@@ -54,6 +63,6 @@ def ingest(paths: tuple[Path, ...], reread: bool, encoding: str | None, separato
     if failed:
         raise click.ClickException(
             f"{len(failed)} of {len(results)} files could not be read and landed nothing "
-            f"(see above; other files were landed). Fix or remove them and run `lfh ingest` again. Database: "
-            f"{database_path()}"
+            f"(see above; other files were landed). Fix or remove them and run `lfh ingest` again. Landed in: "
+            f"{parquet_dir or database_path()}"
         )

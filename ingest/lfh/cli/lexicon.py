@@ -31,18 +31,21 @@ from lfh.paths import database_path
 @click.option("--demonyms", "demonym_seed", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Demonym -> region CSV (default: seeds/demonym_regions.csv).")
 @click.option("--offline", is_flag=True, help="Use only cached wheels; fail if one is missing.")
+@click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the tables as Parquet files under this folder (one folder per table) instead of the "
+                   "DuckDB warehouse: what `lfh build --target spark` reads (docs/SCALE_OUT.md).")
 def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, mode: str, custom_scale: str,
             custom_source: str | None, custom_vintage: str | None, clear_custom: bool, demonym_seed: Path | None,
-            offline: bool) -> None:
+            offline: bool, parquet_dir: Path | None) -> None:
     """Build the first-name lexicon (METHOD.md section 5) into raw.*_first_names."""
     if custom_path and clear_custom:
         raise click.UsageError("--custom and --clear-custom contradict each other; give one")
     built = build_lexicon(with_census, with_wikipedia, custom_path, mode, custom_scale, custom_source, custom_vintage,
-                          clear_custom, demonym_seed, offline)
+                          clear_custom, demonym_seed, offline, parquet_dir)
     for item in built:
         for warning in item.warnings:
             click.echo(f"warning: {warning}", err=True)
         click.echo(item.summary)
     if clear_custom:
         click.echo("raw.custom_first_names: emptied")
-    click.echo(f"lexicon written to {database_path()}")
+    click.echo(f"lexicon written to {parquet_dir.resolve() if parquet_dir is not None else database_path()}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from lfh.cli.command import command
-from lfh.paths import database_path, project_root
+from lfh.paths import database_path, parquet_landing_dir, project_root, spark_dir
 from lfh.serve.publish import ROOT_NOTE, default_destination, publish_marts
 
 
@@ -26,8 +26,14 @@ from lfh.serve.publish import ROOT_NOTE, default_destination, publish_marts
               help="Postgres role given SELECT on schema marts and nothing else.")
 @click.option("--password-env", default="LFH_PG_PASSWORD", show_default=True,
               help="Environment variable holding the reader role's password.")
+@click.option("--target", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
+              help="Which build to publish: the DuckDB warehouse (LFH_DB) or the local Spark target's tables "
+                   "(LFH_SPARK_DIR); the published layout is the same.")
+@click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="With --target spark: the landed raw Parquet folder, for the lexicon facts of the manifest "
+                   "(default: $LFH_PARQUET_DIR or warehouse/raw_parquet).")
 def publish(destination: Path | None, target_dir: Path | None, keep: int, postgres_dsn: str | None,
-            reader_role: str, password_env: str) -> None:
+            reader_role: str, password_env: str, target: str = "duckdb", parquet_dir: Path | None = None) -> None:
     """Publish a read-only copy of the marts for BI tools: marts.duckdb, parquet/<mart>.parquet, manifest.json."""
     destination = destination or default_destination()
     target_dir = target_dir or project_root() / "target"
@@ -36,7 +42,13 @@ def publish(destination: Path | None, target_dir: Path | None, keep: int, postgr
         reader_password = os.environ.get(password_env)
         if not reader_password:
             raise click.UsageError(f"--postgres needs the reader password in ${password_env}; set it and run again")
-    publication = publish_marts(database_path(), destination, target_dir, keep)
+    build_db = database_path()
+    if target == "spark":
+        from lfh.serve.spark import stage_spark_build
+
+        build_db = stage_spark_build(spark_dir(), target_dir, parquet_dir or parquet_landing_dir(),
+                                     spark_dir() / "publish_stage.duckdb")
+    publication = publish_marts(build_db, destination, target_dir, keep)
     for mart in publication.manifest["marts"]:
         click.echo(f"  {mart['relation']}: {mart['rows']} rows")
     click.echo(f"published {len(publication.manifest['marts'])} marts to {publication.destination}")

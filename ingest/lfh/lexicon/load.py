@@ -27,6 +27,7 @@ from lfh.errors import LexiconError
 from lfh.landing.schema import PROVENANCE, ensure_raw_schema
 from lfh.lexicon.census import read_census_first_names
 from lfh.lexicon.custom import read_custom_lexicon
+from lfh.lexicon.parquet import write_tables_parquet
 from lfh.lexicon.regions import default_seed_path, read_demonym_regions
 from lfh.lexicon.unpickle import load_name_nationalities
 from lfh.lexicon.wheels import (
@@ -194,9 +195,10 @@ def write_tables(connection: duckdb.DuckDBPyConnection, built: list[BuiltTable],
 def build_lexicon(with_census: bool = True, with_wikipedia: bool = True, custom_path: Path | None = None,
                   mode: str = "add", custom_scale: str = "percent", custom_source: str | None = None,
                   custom_vintage: str | None = None, clear_custom: bool = False, demonym_seed: Path | None = None,
-                  offline: bool = False) -> list[BuiltTable]:
-    """Build the asked-for lexicon tables and write them to the warehouse in one transaction (`lfh lexicon`).
-    Raises LexiconError naming the source at fault; nothing is written then."""
+                  offline: bool = False, parquet_dir: Path | None = None) -> list[BuiltTable]:
+    """Build the asked-for lexicon tables and write them to the warehouse in one transaction (`lfh lexicon`),
+    or as Parquet files under parquet_dir (lfh.lexicon.parquet). Raises LexiconError naming the source at fault;
+    nothing is written then."""
     if custom_path and clear_custom:
         raise LexiconError("--custom and --clear-custom contradict each other; give one")
     built: list[BuiltTable] = []
@@ -211,6 +213,9 @@ def build_lexicon(with_census: bool = True, with_wikipedia: bool = True, custom_
         raise
     except (pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:
         raise LexiconError(str(exc)) from exc
+    if parquet_dir is not None:
+        write_tables_parquet(parquet_dir, built, ["custom_first_names"] if clear_custom else [])
+        return built
     with warehouse_lock(database_path(), "write the lexicon"):  # never rewrites the lexicon mid-build
         connection = connect()
         try:

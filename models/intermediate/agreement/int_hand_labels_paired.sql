@@ -37,7 +37,7 @@ select
     characters.condition,
     characters.prompt_id,
     characters.role_text,
-    cast('{{ var("gender_rule") }}' as varchar) as gender_rule
+    cast('{{ var("gender_rule") }}' as string) as gender_rule
 from characters
 inner join hand_labels
     on

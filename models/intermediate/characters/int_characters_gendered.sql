@@ -54,7 +54,7 @@ first_names as (
 ),
 
 reference_tokens as (
-    select story_id, role, is_counted, reference_count, unnest({{ indicator_tokens('reference') }}) as token
+    select story_id, role, is_counted, reference_count, {{ unnest_list(indicator_tokens('reference')) }} as token
     from references_in_story
 ),
 
@@ -101,19 +101,20 @@ they_word_roles as (
 
 -- the story's sentences as letter tokens ("they're" -> they, re), only those holding a they-word
 story_sentences as (
-    select story_id, unnest(string_split_regex(story_text, '[.!?;\n]+')) as sentence
+    select story_id, {{ unnest_list(split_regex('story_text', "'[.!?;\\n]+'")) }} as sentence
     from stories
     where story_id in (select they_word_roles.story_id from they_word_roles)
 ),
 
 they_sentences as (
-    select story_id, ' ' || array_to_string(string_split_regex(lower(sentence), '[^a-z]+'), ' ') || ' ' as words
+    select
+        story_id,
+        ' ' || {{ list_join(split_regex('lower(sentence)', "'[^a-z]+'"), "' '") }} || ' ' as words
     from story_sentences
-    where list_has_any(
-        string_split_regex(lower(sentence), '[^a-z]+'),
-        (select list(nonbinary_cue_words.cue_word) from nonbinary_cue_words
-where nonbinary_cue_words.cue_kind = 'they_word')
-    )
+    where {{ list_contains_any(
+        split_regex('lower(sentence)', "'[^a-z]+'"),
+        "(select " ~ agg_list('nonbinary_cue_words.cue_word') ~ " from nonbinary_cue_words where nonbinary_cue_words.cue_kind = 'they_word')"
+    ) }}
 ),
 
 story_names as (
@@ -166,7 +167,7 @@ refined_votes as (
         story_id,
         role,
         count(*) as cue_classes,
-        arg_max(cue_gender, mentions) as leading_gender,
+        max_by(cue_gender, mentions) as leading_gender,
         max(mentions) as leading_mentions,
         count(*) filter (where mentions = max_mentions) as leaders
     from (
@@ -230,5 +231,5 @@ select
     refined_reason,
     has_pair_they,
     has_plural_they_sentence,
-    cast('{{ rule }}' as varchar) as gender_rule
+    cast('{{ rule }}' as string) as gender_rule
 from genders

@@ -33,7 +33,7 @@ tokenized as (
         role,
         chosen_name,
         case
-            when is_unspecified then []
+            when is_unspecified then {{ empty_text_list() }}
             else
                 {{ list_map(
                     split_on_whitespace(remove_quoted_nickname('chosen_name')),

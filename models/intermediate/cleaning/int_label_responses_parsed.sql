@@ -83,7 +83,16 @@ with_keys as (
 
 role_keyed as (
     select
-        with_keys.* exclude (with_keys.object_role_text_asked),
+        with_keys.response_id,
+        with_keys.story_id,
+        with_keys.labeler_model,
+        with_keys.prompt_version,
+        with_keys.sample_index,
+        with_keys.response_text,
+        with_keys.is_orphan,
+        with_keys.has_object_role,
+        with_keys.key_source,
+        with_keys.subject_role_text,
         case when with_keys.has_object_role then with_keys.object_role_text_asked end as object_role_text
     from with_keys
 ),
@@ -110,12 +119,14 @@ recovered as (
         case
             when {{ json_is_valid('response_trimmed') }} then null
             when
-                strpos(trimmed.response_trimmed, '{') > 0
-                and {{ last_position('response_trimmed', "'}'") }} > strpos(trimmed.response_trimmed, '{')
+                {{ text_position('trimmed.response_trimmed', "'{'") }} > 0
+                and {{ last_position('response_trimmed', "'}'") }}
+                > {{ text_position('trimmed.response_trimmed', "'{'") }}
                 then substr(
                     trimmed.response_trimmed,
-                    strpos(trimmed.response_trimmed, '{'),
-                    {{ last_position('response_trimmed', "'}'") }} - strpos(trimmed.response_trimmed, '{') + 1
+                    {{ text_position('trimmed.response_trimmed', "'{'") }},
+                    {{ last_position('response_trimmed', "'}'") }}
+                    - {{ text_position('trimmed.response_trimmed', "'{'") }} + 1
                 )
         end as embedded_object_text
     from trimmed
@@ -145,9 +156,9 @@ keyed as (
 mapped as (
     select
         keyed.*,
-        {{ list_length('json_keys') }} = {{ list_length('list_distinct(json_keys)') }} as has_unique_keys,
+        {{ list_length('json_keys') }} = {{ list_length(list_distinct('json_keys')) }} as has_unique_keys,
         case
-            when {{ list_length('json_keys') }} = {{ list_length('list_distinct(json_keys)') }}
+            when {{ list_length('json_keys') }} = {{ list_length(list_distinct('json_keys')) }}
                 then {{ json_object_as_map('response_json') }}
         end as json_fields
     from keyed
@@ -186,7 +197,8 @@ judged as (
         typed.*,
         case
             when typed.response_trimmed is null or typed.response_trimmed = '' then 'empty_response'
-            when typed.response_json is null and strpos(typed.response_trimmed, '{') = 0 then 'not_json'
+            when typed.response_json is null and {{ text_position('typed.response_trimmed', "'{'") }} = 0
+                then 'not_json'
             when typed.response_json is null then 'unrecoverable_json'
             when typed.json_type <> 'OBJECT' then 'not_a_json_object'
             when not typed.has_unique_keys then 'duplicate_keys'
@@ -230,7 +242,7 @@ parse_results as (
             case
                 when judged.subject_references_type = 'ARRAY'
                     then {{ json_value_text_list('judged.subject_references_value') }}
-            end, []
+            end, {{ empty_text_list() }}
         ) end as subject_references,
         case
             when judged.parse_reject_reason is null and judged.has_object_role
@@ -240,7 +252,7 @@ parse_results as (
             case
                 when judged.object_references_type = 'ARRAY'
                     then {{ json_value_text_list('judged.object_references_value') }}
-            end, []
+            end, {{ empty_text_list() }}
         ) end as object_references
     from judged
 ),

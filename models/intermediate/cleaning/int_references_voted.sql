@@ -21,10 +21,10 @@ story_tokens as (
 ),
 
 mentions as (
-    select story_id, 'subject' as role, unnest(subject_references) as reference
+    select story_id, 'subject' as role, {{ unnest_list('subject_references') }} as reference
     from responses
     union all
-    select story_id, 'object' as role, unnest(object_references) as reference
+    select story_id, 'object' as role, {{ unnest_list('object_references') }} as reference
     from responses
     where object_references is not null
 ),

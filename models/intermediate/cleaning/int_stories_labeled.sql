@@ -26,10 +26,10 @@ per_story as (
         cast(count(*) filter (where not is_valid) as integer) as rejected_responses,
         cast(count(*) filter (where is_valid and is_recovered) as integer) as recovered_responses,
         -- the role keys of the earliest sample (a run asks every sample the same request)
-        arg_min(key_source, sample_index) as key_source,
-        arg_min(subject_role_text, sample_index) as subject_role_text,
-        arg_min(object_role_text, sample_index) as object_role_text,
-        string_agg(distinct reject_reason, ', ' order by reject_reason) as reject_reasons
+        min_by(key_source, sample_index) as key_source,
+        min_by(subject_role_text, sample_index) as subject_role_text,
+        min_by(object_role_text, sample_index) as object_role_text,
+        {{ agg_sorted_distinct_join('reject_reason', "', '") }} as reject_reasons
     from responses
     group by story_id
 )

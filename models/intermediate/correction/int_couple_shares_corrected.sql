@@ -76,7 +76,7 @@ per_model as (
 
 all_models as (
     select
-        cast('{{ var("all_models_label") }}' as varchar) as model, couple_type,
+        cast('{{ var("all_models_label") }}' as string) as model, couple_type,
         {{ ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled') }}
     from indicators
     group by couple_type

@@ -42,7 +42,7 @@ per_model as (
 
 all_models as (
     select
-        cast('{{ var("all_models_label") }}' as varchar) as model, domain, condition, gender,
+        cast('{{ var("all_models_label") }}' as string) as model, domain, condition, gender,
         {{ ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled') }}
     from indicators
     group by domain, condition, gender

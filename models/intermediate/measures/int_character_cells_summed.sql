@@ -41,7 +41,7 @@ per_model as (
 all_models as (
 
     select
-        cast('{{ var("all_models_label") }}' as varchar) as model,
+        cast('{{ var("all_models_label") }}' as string) as model,
         domain,
         condition,
         gender,

@@ -65,7 +65,7 @@ models as (
 
     select distinct model from romantic_characters
     union all
-    select cast('{{ var("all_models_label") }}' as varchar)
+    select cast('{{ var("all_models_label") }}' as string)
 
 ),
 
@@ -75,7 +75,7 @@ per_model_counts as (
     from typed_couples
     group by model, couple_type
     union all
-    select cast('{{ var("all_models_label") }}' as varchar) as model, couple_type, count(*) as couples
+    select cast('{{ var("all_models_label") }}' as string) as model, couple_type, count(*) as couples
     from typed_couples
     group by couple_type
 

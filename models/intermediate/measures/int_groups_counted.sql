@@ -49,7 +49,7 @@ race_rows as (
         domain,
         condition,
         race,
-        cast(null as varchar) as gender,
+        cast(null as string) as gender,
         cast(sum(race_weight_sum) as double) as numerator,
         cast(sum(with_matched_name) as bigint) as denominator
     from cells_by_race
@@ -86,7 +86,7 @@ gender_rows as (
         cells.model,
         cells.domain,
         cells.condition,
-        cast(null as varchar) as race,
+        cast(null as string) as race,
         genders.gender,
         cast(sum(case when cells.gender = genders.gender then cells.characters else 0 end) as double) as numerator,
         cast(sum(case

@@ -84,7 +84,7 @@ histogram as (
     select * from histogram_per_model
     union all
     select
-        cast('{{ var("all_models_label") }}' as varchar) as model,
+        cast('{{ var("all_models_label") }}' as string) as model,
         domain,
         gender,
         race,
@@ -114,7 +114,7 @@ denominators as (
     select * from denominators_per_model
     union all
     select
-        cast('{{ var("all_models_label") }}' as varchar) as model,
+        cast('{{ var("all_models_label") }}' as string) as model,
         domain,
         gender,
         sum(subordinate_denominator) as subordinate_denominator,

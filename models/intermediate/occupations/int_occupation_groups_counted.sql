@@ -68,7 +68,7 @@ per_model as (
 all_models as (
 
     select
-        cast('{{ var("all_models_label") }}' as varchar) as model,
+        cast('{{ var("all_models_label") }}' as string) as model,
         occupation,
         condition,
         cast(sum(characters) as bigint) as characters,
@@ -99,8 +99,8 @@ select
     model,
     occupation,
     condition,
-    cast(null as varchar) as race,
-    cast('{{ gender }}' as varchar) as gender,
+    cast(null as string) as race,
+    cast('{{ gender }}' as string) as gender,
     characters,
     nonbinary_characters,
     gender_count_{{ gender }} as numerator,
@@ -113,8 +113,8 @@ select
     model,
     occupation,
     condition,
-    cast('{{ race }}' as varchar) as race,
-    cast(null as varchar) as gender,
+    cast('{{ race }}' as string) as race,
+    cast(null as string) as gender,
     characters,
     cast(null as bigint) as nonbinary_characters,
     weight_sum_{{ race }} as numerator,

@@ -69,13 +69,13 @@ shares as (
 )
 
 select
-    cast(occupation as varchar) as occupation,
-    cast(race as varchar) as race,
-    cast(gender as varchar) as gender,
+    cast(occupation as string) as occupation,
+    cast(race as string) as race,
+    cast(gender as string) as gender,
     cast(workforce_share as double) as workforce_share,
-    cast(bls_title as varchar) as bls_title,
+    cast(bls_title as string) as bls_title,
     cast(total_employed_thousands as bigint) as bls_total_employed_thousands,
-    cast(source as varchar) as baseline_source,
-    cast(vintage as varchar) as baseline_vintage,
-    cast(comparison_note as varchar) as comparison_note
+    cast(source as string) as baseline_source,
+    cast(vintage as string) as baseline_vintage,
+    cast(comparison_note as string) as comparison_note
 from shares

@@ -35,11 +35,11 @@ aggregated as (
 )
 
 select
-    cast(model as varchar) as model,
-    cast(domain as varchar) as domain,
-    cast(role as varchar) as role,
-    cast(metric as varchar) as metric,
-    cast(class as varchar) as class,
+    cast(model as string) as model,
+    cast(domain as string) as domain,
+    cast(role as string) as role,
+    cast(metric as string) as metric,
+    cast(class as string) as class,
     cast(n as bigint) as n,
     cast(value as double) as value
 from aggregated

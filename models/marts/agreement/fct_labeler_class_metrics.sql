@@ -72,10 +72,10 @@ macro as (
 )
 
 select
-    cast(model as varchar) as model,
-    cast(domain as varchar) as domain,
-    cast(role as varchar) as role,
-    cast(class as varchar) as class,
+    cast(model as string) as model,
+    cast(domain as string) as domain,
+    cast(role as string) as role,
+    cast(class as string) as class,
     cast(characters as bigint) as characters,
     cast(true_positives as bigint) as true_positives,
     cast(predicted as bigint) as predicted,
@@ -83,7 +83,7 @@ select
     cast(class_precision as double) as class_precision,
     cast(class_recall as double) as class_recall,
     cast(f1 as double) as f1,
-    cast('{{ var("gender_rule") }}' as varchar) as gender_rule
+    cast('{{ var("gender_rule") }}' as string) as gender_rule
 from (
     select * from scored
     union all by name

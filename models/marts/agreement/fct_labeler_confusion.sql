@@ -63,14 +63,14 @@ matrix as (
 )
 
 select
-    cast(model as varchar) as model,
-    cast(domain as varchar) as domain,
-    cast(role as varchar) as role,
-    cast(hand_gender as varchar) as hand_gender,
-    cast(inferred_gender as varchar) as inferred_gender,
+    cast(model as string) as model,
+    cast(domain as string) as domain,
+    cast(role as string) as role,
+    cast(hand_gender as string) as hand_gender,
+    cast(inferred_gender as string) as inferred_gender,
     cast(characters as bigint) as characters,
     cast(sum(characters) over (partition by model, domain, role, hand_gender) as bigint) as hand_class_characters,
     cast({{ class_share('characters', 'sum(characters) over (partition by model, domain, role, hand_gender)') }}
         as double) as share_of_hand_class,
-    cast('{{ var("gender_rule") }}' as varchar) as gender_rule
+    cast('{{ var("gender_rule") }}' as string) as gender_rule
 from matrix

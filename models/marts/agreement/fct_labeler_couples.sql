@@ -84,13 +84,13 @@ totals as (
 )
 
 select
-    cast(model as varchar) as model,
-    cast(couple_type as varchar) as couple_type,
+    cast(model as string) as model,
+    cast(couple_type as string) as couple_type,
     cast(hand_couples as bigint) as hand_couples,
     cast(hand_total as bigint) as hand_total,
     cast({{ class_share('hand_couples', 'hand_total') }} as double) as hand_share,
     cast(inferred_couples as bigint) as inferred_couples,
     cast(inferred_total as bigint) as inferred_total,
     cast({{ class_share('inferred_couples', 'inferred_total') }} as double) as inferred_share,
-    cast('{{ var("gender_rule") }}' as varchar) as gender_rule
+    cast('{{ var("gender_rule") }}' as string) as gender_rule
 from totals

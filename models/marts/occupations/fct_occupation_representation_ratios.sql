@@ -86,11 +86,11 @@ with_q_values as (
 )
 
 select
-    cast(model as varchar) as model,
-    cast(occupation as varchar) as occupation,
-    cast(condition as varchar) as condition,
-    cast(race as varchar) as race,
-    cast(gender as varchar) as gender,
+    cast(model as string) as model,
+    cast(occupation as string) as occupation,
+    cast(condition as string) as condition,
+    cast(race as string) as race,
+    cast(gender as string) as gender,
     cast(characters as bigint) as characters,
     cast(nonbinary_characters as bigint) as nonbinary_characters,
     cast(numerator as double) as numerator,
@@ -104,9 +104,9 @@ select
     cast(share_ci_upper as double) as share_ci_upper,
     cast(p_value as double) as p_value,
     cast(q_value as double) as q_value,
-    cast(bls_title as varchar) as bls_title,
+    cast(bls_title as string) as bls_title,
     cast(bls_total_employed_thousands as bigint) as bls_total_employed_thousands,
-    cast(baseline_source as varchar) as baseline_source,
-    cast(baseline_vintage as varchar) as baseline_vintage,
-    cast(comparison_note as varchar) as comparison_note
+    cast(baseline_source as string) as baseline_source,
+    cast(baseline_vintage as string) as baseline_vintage,
+    cast(comparison_note as string) as comparison_note
 from with_q_values
