@@ -113,7 +113,8 @@ they_sentences as (
     from story_sentences
     where {{ list_contains_any(
         split_regex('lower(sentence)', "'[^a-z]+'"),
-        "(select " ~ agg_list('nonbinary_cue_words.cue_word') ~ " from nonbinary_cue_words where nonbinary_cue_words.cue_kind = 'they_word')"
+        "(select " ~ agg_list('nonbinary_cue_words.cue_word') ~ " from nonbinary_cue_words"
+        ~ " where nonbinary_cue_words.cue_kind = 'they_word')"
     ) }}
 ),
 
@@ -208,7 +209,9 @@ genders as (
             else 'no_cue'
         end as refined_reason,
         story_roles.story_id in (select pair_they_stories.story_id from pair_they_stories) as has_pair_they,
-        story_roles.story_id in (select plural_they_stories.story_id from plural_they_stories) as has_plural_they_sentence
+        story_roles.story_id in (
+            select plural_they_stories.story_id from plural_they_stories
+        ) as has_plural_they_sentence
     from story_roles
     left join study_hits
         on story_roles.story_id = study_hits.story_id
