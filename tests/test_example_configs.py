@@ -15,7 +15,14 @@ CONFIGS = project_root() / "configs"
 
 
 def test_every_shipped_config_is_covered() -> None:
-    assert sorted(path.name for path in CONFIGS.glob("*.toml")) == ["models.example.toml", "simulate.default.toml"]
+    assert sorted(path.name for path in CONFIGS.glob("*.toml")) == [
+        "build_vars.toml", "models.example.toml", "simulate.default.toml"]
+
+
+def test_build_vars_load() -> None:
+    from lfh.build.vars import var_rules
+
+    assert "vote_threshold" in var_rules()
 
 
 def test_models_example_loads_with_the_names_it_shows() -> None:
