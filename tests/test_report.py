@@ -193,8 +193,9 @@ def test_report_on_marts_without_rows_says_so_per_section(tmp_path: Path) -> Non
     connection.close()
     page = write_report(db_path, tmp_path / "reports").read_text(encoding="utf-8")
     assert 'class="report-figure"' not in page
-    # every section: 9 measures (occupations included), the labeler agreement, confusion and couples
-    assert page.count('class="empty"') == 12
+    # every section: 9 measures (occupations included), the corrected ratios, the labeler agreement,
+    # confusion and couples; and no section without its empty note
+    assert page.count('class="empty"') == 13 == page.count("<h2")
 
 
 def test_occupation_figure_puts_models_against_the_workforce() -> None:

@@ -324,6 +324,9 @@ def corrected_ratios(representation: pl.DataFrame, orientation: pl.DataFrame) ->
     ax.grid(axis="x", which="major", color="#eeeeee")
     ax.set_xlabel("representation ratio (log scale), all models")
     figure.legend(loc="outside upper center", ncols=2, fontsize=8, frameon=False)
+    return figure
+
+
 OCCUPATION_GROUPS = (("female", "Female", "share female\n(among female and male)"),
                      ("black", "Black", "share Black"), ("asian", "Asian", "share Asian"),
                      ("latine", "Latine", "share Latine\n(vs Hispanic or Latino)"))
