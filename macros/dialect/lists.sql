@@ -207,6 +207,25 @@
     case when count({{ expr }}) > 0 then array_join(array_sort(collect_set({{ expr }})), {{ separator }}) end
 {%- endmacro %}
 
+{#- Aggregate: the mean of the non-null values of the rows meeting a condition, summed in the order of order_expr
+    (a fixed order of the floating-point sum gives the same bits on every rebuild and engine); null when none.
+    DuckDB has ordered aggregates; Spark has none, so its version sums the sorted list of (order, value) pairs. -#}
+{% macro avg_in_order(value_expr, order_expr, condition_expr='true') -%}
+    {{ return(adapter.dispatch('avg_in_order', 'laissez_faire')(value_expr, order_expr, condition_expr)) }}
+{%- endmacro %}
+{% macro default__avg_in_order(value_expr, order_expr, condition_expr) -%}
+    avg(cast({{ value_expr }} as double) order by {{ order_expr }}) filter (where {{ condition_expr }})
+{%- endmacro %}
+{% macro spark__avg_in_order(value_expr, order_expr, condition_expr) -%}
+    aggregate(
+        array_sort(collect_list(case when ({{ condition_expr }}) and ({{ value_expr }}) is not null
+            then named_struct('k', {{ order_expr }}, 'v', cast({{ value_expr }} as double)) end)),
+        named_struct('total', cast(0 as double), 'n', 0),
+        (acc, item) -> named_struct('total', acc.total + item.v, 'n', acc.n + 1),
+        acc -> case when acc.n > 0 then acc.total / acc.n end
+    )
+{%- endmacro %}
+
 {#- sha256 of a text as lowercase hex. -#}
 {% macro sha256_hex(text_expr) -%}
     {{ return(adapter.dispatch('sha256_hex', 'laissez_faire')(text_expr)) }}

@@ -19,6 +19,12 @@
     left undefined by an absent side counting 0 (scikit-learn's f1_score(average='macro', zero_division=0) over
     the labels present). order_expr fixes the order of the floating-point sum, so a rebuild gives the same bits. -#}
 {% macro macro_f1(f1_expr, reference_count_expr, predicted_count_expr, order_expr) -%}
-    avg(coalesce({{ f1_expr }}, 0.0) order by {{ order_expr }})
-        filter (where {{ reference_count_expr }} > 0 or {{ predicted_count_expr }} > 0)
+    {{ macro_average(f1_expr, reference_count_expr, predicted_count_expr, order_expr) }}
+{%- endmacro %}
+
+{#- Macro average of a per-class score (precision, recall, F1), an aggregate: the mean over the classes that occur
+    (in the reference or the predictions), an undefined score counting 0, summed in order_expr's order. -#}
+{% macro macro_average(score_expr, reference_count_expr, predicted_count_expr, order_expr) -%}
+    {{ avg_in_order('coalesce(' ~ score_expr ~ ', 0.0)', order_expr,
+                    reference_count_expr ~ ' > 0 or ' ~ predicted_count_expr ~ ' > 0') }}
 {%- endmacro %}

@@ -29,7 +29,7 @@ aggregated as (
         metric,
         class,
         count(*) as n,
-        avg(case when hit then 1.0 else 0.0 end) as value
+        avg(case when hit then cast(1 as double) else cast(0 as double) end) as value
     from observations
     group by metric, class, cube(model, domain, role)
 )

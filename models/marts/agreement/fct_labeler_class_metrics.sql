@@ -62,10 +62,8 @@ macro as (
         cast(null as bigint) as predicted,
         cast(null as bigint) as hand_labeled,
         max(characters) as characters,
-        avg(coalesce(class_precision, 0.0) order by class) filter (where hand_labeled > 0 or predicted > 0)
-            as class_precision,
-        avg(coalesce(class_recall, 0.0) order by class) filter (where hand_labeled > 0 or predicted > 0)
-            as class_recall,
+        {{ macro_average('class_precision', 'hand_labeled', 'predicted', 'class') }} as class_precision,
+        {{ macro_average('class_recall', 'hand_labeled', 'predicted', 'class') }} as class_recall,
         {{ macro_f1('f1', 'hand_labeled', 'predicted', 'class') }} as f1
     from scored
     group by model, domain, role
@@ -85,7 +83,13 @@ select
     cast(f1 as double) as f1,
     cast('{{ var("gender_rule") }}' as string) as gender_rule
 from (
-    select * from scored
-    union all by name
-    select * from macro
+    select
+        model, domain, role, class, characters, true_positives, predicted, hand_labeled, class_precision,
+        class_recall, f1
+    from scored
+    union all
+    select
+        model, domain, role, class, characters, true_positives, predicted, hand_labeled, class_precision,
+        class_recall, f1
+    from macro
 ) as class_rows
