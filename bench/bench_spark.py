@@ -1,15 +1,15 @@
 """The whole build on DuckDB and on local Spark, in the same run, from the same landed Parquet files (issue 11).
 
-`lfh lexicon --parquet-dir`, `lfh simulate --stories-per-prompt 1667 --samples 5` (500,000 stories, 2.5 million
-label responses) and `lfh ingest --parquet-dir` land the raw tables once (skipped with --reuse when the work folder
-holds them). Then, each as its own process: `lfh build --parquet-dir` on DuckDB (a fresh warehouse) and
+`lfh lexicon --parquet-dir`, `lfh simulate --stories-per-prompt 1667 --samples 1` (500,100 stories, one label
+response each, as the study's final labeling run and bench/bench_scale.py) and `lfh ingest --parquet-dir` land the
+raw tables once (skipped with --reuse when the work folder holds them). Then, each as its own process: `lfh build --parquet-dir` on DuckDB (a fresh warehouse) and
 `lfh build --target spark --parquet-dir` on local Spark (a fresh warehouse folder and metastore, driver memory
-capped by --driver-memory). Prints wall time, CPU time and peak memory of each, and Spark's ratio to DuckDB. Peak
+capped by --driver-memory). Prints wall time, CPU time and peak memory of each, and Spark's ratios to DuckDB. Peak
 memory is sampled from /proc over the whole process tree (dbt, the pyspark gateway and the JVM together), because
 the JVM is not a waited-for child whose max RSS wait4 would report.
 
 Run: nice -n 10 flock /work/coord/bigjob.lock .venv/bin/python -m bench.bench_spark [--stories-per-prompt 1667]
-     [--samples 5] [--workdir DIR] [--reuse] [--driver-memory 4g] [--skip-tests]
+     [--samples 1] [--workdir DIR] [--reuse] [--driver-memory 4g] [--skip-tests]
 Takes long (the Spark build of 500,000 stories: tens of minutes on 2 cores); not part of `make test`.
 """
 
@@ -103,7 +103,7 @@ def run_measured(name: str, command: list[str], environment: dict[str, str], log
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stories-per-prompt", type=int, default=1667, help="x 100 prompts x 3 models")
-    parser.add_argument("--samples", type=int, default=5, help="label responses per story")
+    parser.add_argument("--samples", type=int, default=1, help="label responses per story")
     parser.add_argument("--workdir", type=Path, default=None, help="default: a temporary folder (deleted after)")
     parser.add_argument("--reuse", action="store_true", help="reuse the landed Parquet already in --workdir")
     parser.add_argument("--driver-memory", default="4g", help="Spark driver memory (the JVM heap)")
@@ -146,10 +146,12 @@ def main() -> None:
                              workdir / "build_spark.log")
         print(f"\nlanded raw Parquet: {landed_mib:,.0f} MiB ({options.stories_per_prompt * 300:,} stories x "
               f"{options.samples} label responses)")
-        print(f"{'stage':42} {'wall s':>8} {'cpu s':>8} {'peak MiB':>9} {'wall/DuckDB':>12}")
+        print(f"{'stage':42} {'wall s':>8} {'cpu s':>8} {'peak MiB':>9} {'wall ratio':>11} {'cpu ratio':>10} "
+              f"{'peak ratio':>11}")
         for stage in (duck, spark):
             print(f"{stage.name:42} {stage.wall:8.1f} {stage.cpu:8.1f} {stage.peak_mib:9.0f} "
-                  f"{stage.wall / duck.wall:12.1f}")
+                  f"{stage.wall / duck.wall:11.1f} {stage.cpu / duck.cpu:10.1f} {stage.peak_mib / duck.peak_mib:11.1f}")
+        print(f"(ratios: Spark / DuckDB, measured in this run; load average now {os.getloadavg()[0]:.1f})")
     finally:
         if options.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
