@@ -16,11 +16,13 @@ import duckdb
 
 from lfh.build.diagnosis import check_ready, explain
 from lfh.build.fingerprint import (
+    UNIT_TESTS,
     clear_fingerprint,
     current_fingerprint,
     differences,
     store_fingerprint,
     stored_fingerprint,
+    unit_tests_unchanged,
 )
 from lfh.build.lock import stale_note, warehouse_lock
 from lfh.build.runner import dbt_executable, run_dbt_process
@@ -66,7 +68,8 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
             raise BuildError(problem)
         with duckdb.connect(str(target_db)) as connection:
             current = current_fingerprint(connection, dbt_vars or {})
-            changed = differences(stored_fingerprint(connection), current)
+            stored = stored_fingerprint(connection)
+            changed = differences(stored, current)
             clear_fingerprint(connection)  # a build that stops half way is followed by a full one
         if changed and not full_refresh:
             say("full rebuild: " + "; ".join(changed))
@@ -75,14 +78,23 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
             say("incremental build: only stories loaded since the last build are processed")
         selector = ["--select", selection] if selection else []
         refresh = ["--full-refresh"] if full_refresh else []
+        # the unit tests passed at the last complete build on this very project and vars, and the seeds' tables
+        # hold the same files: an incremental build neither runs those tests nor reloads the seeds (its data tests
+        # still run, on the changed stories: macros/incremental/changed_tests.sql)
+        skip_unit = not full_refresh and not selection and unit_tests_unchanged(stored, current)
+        if skip_unit and not skip_tests:
+            say("unit tests and seeds: unchanged since the last build (same SQL, tests, seeds and vars); not run again")
+        unit = ["--exclude-resource-type", "unit_test", "--exclude-resource-type", "seed"] if skip_unit else []
         commands = [["seed", *selector, *refresh], ["run", *selector, *refresh]] if skip_tests \
-            else [["build", *selector, *refresh]]
+            else [["build", *selector, *refresh, *unit]]
         summary = ""
         for arguments in commands:
             outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=echo, label=f"dbt {arguments[0]}")
             if outcome.returncode != 0:
                 raise BuildError(f"dbt {arguments[0]} failed: " + explain(outcome.errors, outcome.stdout, target_db))
             summary = outcome.summary
+        if skip_tests and not unit_tests_unchanged(stored, current):  # never passed on this project: run them next time
+            current = {**current, UNIT_TESTS: None}
         if not selection:  # a partial build leaves the fingerprint cleared: the next full build rebuilds all
             with duckdb.connect(str(target_db)) as connection:
                 store_fingerprint(connection, current)
