@@ -48,10 +48,7 @@ with_shares as (
 
     select
         *,
-        case when denominator > 0 then cast(numerator as double) / cast(denominator as double) end
-            as observed_share,
-        {{ wilson_lower('numerator', 'denominator') }} as share_ci_lower,
-        {{ wilson_upper('numerator', 'denominator') }} as share_ci_upper
+        {{ share_with_interval('numerator', 'denominator') }}
     from compared
 
 ),
@@ -67,21 +64,9 @@ with_p_values as (
 
 ),
 
-ranked as (
-
-    select
-        *,
-        {{ bh_rank_columns('p_value', ['model']) }}
-    from with_p_values
-
-),
-
 with_q_values as (
 
-    select
-        *,
-        {{ bh_q_value('p_value', ['model']) }} as q_value
-    from ranked
+    {{ bh_q_values('with_p_values', 'p_value', ['model']) }}
 
 )
 
