@@ -274,3 +274,55 @@ def test_lock_is_reentrant_in_one_process_and_exclusive_across(tmp_path: Path) -
     with warehouse_lock(db, "again"):
         pass
     assert issubclass(WarehouseBusy, Exception)
+
+
+# issue 11: `lfh build --target spark` goes through the same entry point: the same var check, a lock (on the Spark
+# folder, whose Derby metastore takes one process at a time), the landed Parquet files as raw tables
+
+@pytest.fixture
+def landed_parquet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A Parquet landing folder holding one story, and LFH_SPARK_DIR pointing into tmp_path."""
+    folder = tmp_path / "raw_parquet"
+    (folder / "stories").mkdir(parents=True)
+    duckdb.sql("select 's1' as story_id").write_parquet(str(folder / "stories" / "part-0.parquet"))
+    monkeypatch.setenv("LFH_SPARK_DIR", str(tmp_path / "spark"))
+    return folder
+
+
+def test_spark_build_passes_target_and_landed_tables(landed_parquet: Path, fake_dbt: Path, tmp_path: Path) -> None:
+    result = run_lfh("build", "--target", "spark", "--parquet-dir", str(landed_parquet), "--var",
+                     "vote_threshold=0.6")
+    assert result.returncode == 0, result.stderr
+    arguments = calls(fake_dbt)[-1]
+    assert arguments[0] == "build" and arguments[arguments.index("--target") + 1] == "spark"
+    passed = json.loads(arguments[arguments.index("--vars") + 1])
+    assert passed == {"raw_parquet_dir": str(landed_parquet), "raw_parquet_tables": ["stories"], "vote_threshold": 0.6}
+    assert f"built {tmp_path / 'spark'}" in result.stdout
+
+
+def test_spark_build_checks_vars_and_holds_the_spark_lock(landed_parquet: Path, fake_dbt: Path,
+                                                          tmp_path: Path) -> None:
+    result = run_lfh("build", "--target", "spark", "--parquet-dir", str(landed_parquet), "--var", "vote_treshold=1")
+    assert result.returncode == 2 and "did you mean vote_threshold" in result.stderr, result.stderr
+    assert calls(fake_dbt) == []
+    build = start_build("--target", "spark", "--parquet-dir", str(landed_parquet))
+    try:
+        assert wait_for(lambda: (fake_dbt / "dbt.pid").exists())
+        second = run_lfh("build", "--target", "spark", "--parquet-dir", str(landed_parquet))
+        assert second.returncode != 0 and f"in use by pid {build.pid}" in second.stderr, second.stderr
+        assert lock_path(tmp_path / "spark").exists()
+        assert len(calls(fake_dbt)) == 1
+    finally:
+        build.kill()
+        build.wait()
+
+
+def test_duckdb_build_reads_landed_parquet_without_ingested_stories(landed_parquet: Path, fake_dbt: Path,
+                                                                    warehouse: Path) -> None:
+    empty = run_lfh("build")
+    assert empty.returncode != 0 and "no stories" in empty.stderr
+    result = run_lfh("build", "--parquet-dir", str(landed_parquet))
+    assert result.returncode == 0, result.stderr
+    arguments = calls(fake_dbt)[-1]
+    assert arguments[arguments.index("--target") + 1] == "duckdb"
+    assert json.loads(arguments[arguments.index("--vars") + 1])["raw_parquet_dir"] == str(landed_parquet)

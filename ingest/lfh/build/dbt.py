@@ -1,5 +1,6 @@
 """`lfh build`: run dbt with the project's profile against the warehouse named by LFH_DB, or on Spark
-(`--target spark`, build_spark: reading the raw tables from landed Parquet files; docs/SCALE_OUT.md).
+(`--target spark`: reading the raw tables from landed Parquet files; docs/SCALE_OUT.md). One entry point,
+build_warehouse, for both targets.
 
 One build at a time holds the warehouse lock for its whole run; vars are checked before dbt starts; dbt's
 progress is shown compactly and a failure ends with its cause and the next step (the full log is logs/dbt.log).
@@ -7,7 +8,6 @@ progress is shown compactly and a failure ends with its cause and the next step 
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -27,9 +27,9 @@ from lfh.build.fingerprint import (
 from lfh.build.lock import stale_note, warehouse_lock
 from lfh.build.runner import dbt_executable, run_dbt_process
 from lfh.errors import BuildError
-from lfh.paths import SPARK_DIR_ENV_VAR, database_path, parquet_landing_dir, spark_dir
+from lfh.paths import database_path, parquet_landing_dir, spark_dir
 
-__all__ = ["BuildError", "build_spark", "build_warehouse", "dbt_executable", "raw_parquet_vars", "run_dbt"]
+__all__ = ["TARGETS", "BuildError", "build_warehouse", "dbt_executable", "raw_parquet_vars", "run_dbt"]
 
 # The raw tables a landing folder may hold (lfh ingest / lfh lexicon --parquet-dir), one sub-folder each.
 RAW_PARQUET_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log",
@@ -52,36 +52,44 @@ def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | 
     return subprocess.CompletedProcess(arguments, outcome.returncode, outcome.stdout, "")
 
 
+TARGETS = ("duckdb", "spark")
+
+
 def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
                     full_refresh: bool = False, db_path: Path | None = None,
-                    echo: Callable[[str], None] | None = None) -> str:
-    """Build the warehouse (holding its lock throughout); returns dbt's summary line. Raises BuildError
-    (BuildInterrupted on Ctrl-C/SIGTERM), WarehouseBusy (a WarehouseError)."""
-    target_db = (db_path or database_path()).resolve()
+                    echo: Callable[[str], None] | None = None, target: str = "duckdb",
+                    parquet_dir: Path | None = None) -> str:
+    """Build the warehouse of a target (holding its lock throughout); returns dbt's summary line.
+
+    target "duckdb": the DuckDB file db_path (default LFH_DB), its raw tables the warehouse's own or, with
+    parquet_dir, the landed Parquet files; incremental, with a full rebuild whenever the fingerprint changed.
+    target "spark": the local Spark target (LFH_SPARK_DIR), its raw tables the landed Parquet files under
+    parquet_dir (default parquet_landing_dir()); every model a full table (docs/SCALE_OUT.md), so no fingerprint.
+    Raises BuildError (BuildInterrupted on Ctrl-C/SIGTERM), WarehouseBusy (a WarehouseError)."""
+    if target not in TARGETS:
+        raise BuildError(f"unknown target {target!r}: one of {', '.join(TARGETS)}")
     say = echo or (lambda _text: None)
-    with warehouse_lock(target_db, "build") as held:
+    if target == "spark" and parquet_dir is None:
+        parquet_dir = parquet_landing_dir()
+    if parquet_dir is not None:
+        dbt_vars = {**raw_parquet_vars(parquet_dir), **(dbt_vars or {})}
+    target_db = (db_path or database_path()).resolve()
+    locked = spark_dir() if target == "spark" else target_db  # one build at a time per warehouse (Spark: per metastore)
+    with warehouse_lock(locked, "build") as held:
         note = stale_note(held)
         if note:
             say(note)
-        problem = check_ready(target_db)
-        if problem:
-            raise BuildError(problem)
-        with duckdb.connect(str(target_db)) as connection:
-            current = current_fingerprint(connection, dbt_vars or {})
-            stored = stored_fingerprint(connection)
-            changed = differences(stored, current)
-            clear_fingerprint(connection)  # a build that stops half way is followed by a full one
-        if changed and not full_refresh:
-            say("full rebuild: " + "; ".join(changed))
-            full_refresh = True
-        elif not changed and not full_refresh:
-            say("incremental build: only stories loaded since the last build are processed")
+        current = stored = None
+        if target == "duckdb":
+            current, stored, full_refresh = _plan_duckdb_build(target_db, dbt_vars or {}, full_refresh, parquet_dir,
+                                                               say)
         selector = ["--select", selection] if selection else []
         refresh = ["--full-refresh"] if full_refresh else []
         # the unit tests passed at the last complete build on this very project and vars, and the seeds' tables
         # hold the same files: an incremental build neither runs those tests nor reloads the seeds (its data tests
         # still run, on the changed stories: macros/incremental/changed_tests.sql)
-        skip_unit = not full_refresh and not selection and unit_tests_unchanged(stored, current)
+        skip_unit = current is not None and not full_refresh and not selection \
+            and unit_tests_unchanged(stored, current)
         if skip_unit and not skip_tests:
             say("unit tests and seeds: unchanged since the last build (same SQL, tests, seeds and vars); not run again")
         unit = ["--exclude-resource-type", "unit_test", "--exclude-resource-type", "seed"] if skip_unit else []
@@ -89,16 +97,39 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
             else [["build", *selector, *refresh, *unit]]
         summary = ""
         for arguments in commands:
-            outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=echo, label=f"dbt {arguments[0]}")
+            outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=echo, label=f"dbt {arguments[0]}",
+                                      target=target)
             if outcome.returncode != 0:
-                raise BuildError(f"dbt {arguments[0]} failed: " + explain(outcome.errors, outcome.stdout, target_db))
+                where = spark_dir() if target == "spark" else target_db
+                raise BuildError(f"dbt {arguments[0]} failed on {where}: "
+                                 + explain(outcome.errors, outcome.stdout, target_db, target))
             summary = outcome.summary
-        if skip_tests and not unit_tests_unchanged(stored, current):  # never passed on this project: run them next time
-            current = {**current, UNIT_TESTS: None}
-        if not selection:  # a partial build leaves the fingerprint cleared: the next full build rebuilds all
+        if current is not None and skip_tests and not unit_tests_unchanged(stored, current):
+            current = {**current, UNIT_TESTS: None}  # they never passed on this project: run them next time
+        if current is not None and not selection:  # a partial build leaves the fingerprint cleared: next is full
             with duckdb.connect(str(target_db)) as connection:
                 store_fingerprint(connection, current)
     return summary
+
+
+def _plan_duckdb_build(target_db: Path, dbt_vars: dict, full_refresh: bool, parquet_dir: Path | None,
+                       say: Callable[[str], None]) -> tuple[dict, dict | None, bool]:
+    """Check the warehouse is ready, compare the fingerprint, clear it; (the fingerprint to store after a complete
+    build, the last complete build's, whether the build must be a full refresh)."""
+    problem = check_ready(target_db, stories_landed_in=parquet_dir)
+    if problem:
+        raise BuildError(problem)
+    with duckdb.connect(str(target_db)) as connection:
+        current = current_fingerprint(connection, dbt_vars, parquet_dir=parquet_dir)
+        stored = stored_fingerprint(connection)
+        changed = differences(stored, current)
+        clear_fingerprint(connection)  # a build that stops half way is followed by a full one
+    if changed and not full_refresh:
+        say("full rebuild: " + "; ".join(changed))
+        full_refresh = True
+    elif not changed and not full_refresh:
+        say("incremental build: only stories loaded since the last build are processed")
+    return current, stored, full_refresh
 
 
 def raw_parquet_vars(directory: Path) -> dict[str, object]:
@@ -111,25 +142,3 @@ def raw_parquet_vars(directory: Path) -> dict[str, object]:
             f"no landed Parquet files under {directory}: land them first with `lfh ingest PATH --parquet-dir "
             f"{directory}` and `lfh lexicon --parquet-dir {directory}`, or name the folder with --parquet-dir")
     return {"raw_parquet_dir": str(directory), "raw_parquet_tables": tables}
-
-
-def build_spark(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
-                parquet_dir: Path | None = None, echo: Callable[[str], None] | None = None) -> str:
-    """`lfh build --target spark`: dbt on the local Spark session (LFH_SPARK_DIR), reading the raw tables from the
-    landed Parquet files under parquet_dir (default parquet_landing_dir()). Every model is built whole on Spark
-    (no fingerprint, no incremental state: docs/SCALE_OUT.md). Returns dbt's summary line; raises BuildError."""
-    dbt_vars = {**raw_parquet_vars(parquet_dir or parquet_landing_dir()), **(dbt_vars or {})}
-    spark_dir().mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault(SPARK_DIR_ENV_VAR, str(spark_dir()))
-    selector = ["--select", selection] if selection else []
-    target = ["--target", "spark"]
-    commands = [["seed", *selector, *target], ["run", *selector, *target]] if skip_tests \
-        else [["build", *selector, *target]]
-    summary = ""
-    for arguments in commands:
-        outcome = run_dbt_process(arguments, None, dbt_vars, echo=echo, label=f"dbt {arguments[0]} (spark)")
-        if outcome.returncode != 0:
-            raise BuildError(f"dbt {arguments[0]} --target spark failed on {spark_dir()}:\n"
-                             + (outcome.stdout or "")[-4000:] + "\nRead logs/dbt.log for the failing model or test.")
-        summary = outcome.summary
-    return summary

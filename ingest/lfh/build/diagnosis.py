@@ -42,9 +42,16 @@ def no_ingest_message(db_path: Path) -> str:
             "workbooks), or run `lfh demo` for a simulated corpus.")
 
 
-def check_ready(db_path: Path) -> str | None:
-    """None when the warehouse holds stories and no other process has it open; else the message saying why not."""
-    if not db_path.exists():
+def check_ready(db_path: Path, stories_landed_in: Path | None = None) -> str | None:
+    """None when the warehouse holds stories (or they are landed as Parquet under stories_landed_in: the build then
+    reads them there) and no other process has it open; else the message saying why not."""
+    if stories_landed_in is not None:
+        if not any((stories_landed_in / "stories").glob("*.parquet")):
+            return (f"no stories landed under {stories_landed_in}: land some first with `lfh ingest PATH "
+                    f"--parquet-dir {stories_landed_in}`.")
+        if not db_path.exists():
+            return None
+    elif not db_path.exists():
         return no_ingest_message(db_path)
     try:
         connection = duckdb.connect(str(db_path), read_only=True)
@@ -57,12 +64,18 @@ def check_ready(db_path: Path) -> str | None:
             stories = 0
     finally:
         connection.close()
-    return None if stories else no_ingest_message(db_path)
+    return None if stories or stories_landed_in is not None else no_ingest_message(db_path)
 
 
-def explain(errors: list[str], stdout: str, db_path: Path) -> str:
+def explain(errors: list[str], stdout: str, db_path: Path, target: str = "duckdb") -> str:
     """The first error dbt reported, as one or two lines, then the next step."""
     everything = "\n".join(errors) + "\n" + stdout
+    if target == "spark":
+        if "java.lang.OutOfMemoryError" in everything:
+            return ("the Spark driver ran out of memory: raise LFH_SPARK_DRIVER_MEMORY (default 2g), e.g. "
+                    f"LFH_SPARK_DRIVER_MEMORY=6g lfh build --target spark. {LOG_HINT}")
+        first = _first_cause(errors) or _last_lines(stdout)
+        return f"{first}\n{LOG_HINT} Fix the failing model, test or input above and run `lfh build` again."
     if "Out of Memory" in everything or "failed to allocate" in everything:
         return (f"the build ran out of memory under its limit ({MEMORY_ENV_VAR}={memory_limit()}).\n"
                 f"Raise it, e.g. {MEMORY_ENV_VAR}=8GiB lfh build (DuckDB spills beyond the limit to "

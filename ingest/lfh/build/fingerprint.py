@@ -29,12 +29,20 @@ def _files_digest(root: Path, patterns: list[tuple[str, str]]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _lexicon_contents(connection: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """Row count and an order-free hash of each lexicon table's rows (a reload of the same names changes nothing)."""
+def _lexicon_contents(connection: duckdb.DuckDBPyConnection, parquet_dir: Path | None = None) -> dict[str, str]:
+    """Row count and an order-free hash of each lexicon table's rows (a reload of the same names changes nothing):
+    the warehouse's raw tables, or the landed Parquet files the build reads (parquet_dir)."""
     contents = {}
     for table in LEXICON_TABLES:
+        relation = f"raw.{table}"
+        if parquet_dir is not None:
+            files = parquet_dir / table / "*.parquet"
+            relation = f"read_parquet('{str(files).replace(chr(39), chr(39) * 2)}', union_by_name = true)"
+            if not any((parquet_dir / table).glob("*.parquet")):
+                contents[table] = "0:None"
+                continue
         try:
-            query = f"select count(*), bit_xor(hash(row)) from raw.{table} as row"
+            query = f"select count(*), bit_xor(hash(row)) from {relation} as row"
             count, digest = connection.execute(query).fetchone()
         except duckdb.CatalogException:
             count, digest = 0, None
@@ -43,15 +51,16 @@ def _lexicon_contents(connection: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
 
 def current_fingerprint(connection: duckdb.DuckDBPyConnection, dbt_vars: dict[str, Any],
-                        root: Path | None = None) -> dict[str, Any]:
-    """The parts (vars, seeds, lexicon, code) that, changed, leave already built story rows stale."""
+                        root: Path | None = None, parquet_dir: Path | None = None) -> dict[str, Any]:
+    """The parts (vars, seeds, lexicon, code) that, changed, leave already built story rows stale. parquet_dir: the
+    build reads the raw tables from landed Parquet files there (lfh build --parquet-dir)."""
     root = root or project_root()
     rules = var_rules(root)
     effective = {name: dbt_vars.get(name, rule.default) for name, rule in sorted(rules.items()) if not rule.marts_only}
     return {
         "vars": effective,
         "seeds": _files_digest(root, [("seeds", "*.csv")]),
-        "lexicon": _lexicon_contents(connection),
+        "lexicon": _lexicon_contents(connection, parquet_dir),
         "code": _files_digest(root, [("models", "*.sql"), ("macros", "*.sql")]),
         UNIT_TESTS: unit_tests_digest(dbt_vars, root),
     }

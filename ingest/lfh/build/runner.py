@@ -22,7 +22,7 @@ from pathlib import Path
 from lfh.build.lock import warehouse_lock
 from lfh.build.memory import MEMORY_ENV_VAR, memory_limit
 from lfh.errors import BuildError
-from lfh.paths import DB_ENV_VAR, database_path, project_root
+from lfh.paths import DB_ENV_VAR, SPARK_DIR_ENV_VAR, database_path, project_root, spark_dir
 
 DBT_ENV_VAR = "LFH_DBT_EXECUTABLE"  # another dbt (tests use a stand-in that sleeps)
 STOP_GRACE_SECONDS = 10.0
@@ -137,23 +137,31 @@ def _consume(line: str, outcome: DbtOutcome, progress: Progress, text: list[str]
 
 
 def run_dbt_process(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | None = None,
-                    echo: Callable[[str], None] | None = None, label: str = "dbt") -> DbtOutcome:
-    """Run one dbt command in the project folder with the project-local profile, holding the warehouse lock.
-    Progress goes to echo (None: quiet). Returns the outcome (failed or not); raises BuildInterrupted."""
+                    echo: Callable[[str], None] | None = None, label: str = "dbt",
+                    target: str = "duckdb") -> DbtOutcome:
+    """Run one dbt command in the project folder with the project-local profile, holding the lock of the warehouse
+    it builds: the DuckDB file (db_path, default LFH_DB), or with target "spark" the local Spark folder
+    (LFH_SPARK_DIR). Progress goes to echo (None: quiet). Returns the outcome (failed or not); raises
+    BuildInterrupted."""
     root = project_root()
     target_db = (db_path or database_path()).resolve()
     target_db.parent.mkdir(parents=True, exist_ok=True)
     command = [dbt_executable(), *arguments, "--project-dir", str(root), "--profiles-dir", str(root),
-               "--log-format", "json", "--log-format-file", "text", "--no-use-colors"]
+               "--log-format", "json", "--log-format-file", "text", "--no-use-colors", "--target", target]
     if dbt_vars:
         command += ["--vars", json.dumps(dbt_vars)]
     environment = {**os.environ, DB_ENV_VAR: str(target_db), MEMORY_ENV_VAR: memory_limit(),
                    "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    locked = target_db
+    if target == "spark":
+        locked = spark_dir()
+        locked.mkdir(parents=True, exist_ok=True)
+        environment[SPARK_DIR_ENV_VAR] = str(locked)  # the profile's paths, absolute whatever dbt's folder
     outcome = DbtOutcome(returncode=-1, stdout="")
     text: list[str] = []
     progress = Progress(echo, label)
     progress.start()
-    with warehouse_lock(target_db, f"run dbt {arguments[0] if arguments else ''}".strip()) as held:
+    with warehouse_lock(locked, f"run dbt {arguments[0] if arguments else ''}".strip()) as held:
         process = subprocess.Popen(command, cwd=root, env=environment, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, start_new_session=True,
                                    preexec_fn=_die_with_parent, pass_fds=(held.fd,))

@@ -1,4 +1,4 @@
-"""`lfh build`: options and messages over lfh.build.dbt.build_warehouse."""
+"""`lfh build`: options and messages over lfh.build.dbt.build_warehouse (DuckDB or Spark, one entry point)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from lfh.build.dbt import build_spark, build_warehouse
+from lfh.build.dbt import TARGETS, build_warehouse
 from lfh.build.memory import memory_limit
 from lfh.build.runner import BuildInterrupted
 from lfh.build.vars import validate_vars
@@ -23,18 +23,18 @@ from lfh.paths import database_path, spark_dir
                    "dbt_project.yml and configs/build_vars.toml before dbt runs).")
 @click.option("--skip-tests", is_flag=True, help="dbt run + seed instead of dbt build (no data or unit tests).")
 @click.option("--full-refresh", is_flag=True, help="Rebuild every incremental model from scratch.")
-@click.option("--target", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
+@click.option("--target", type=click.Choice(TARGETS), default="duckdb", show_default=True,
               help="The profiles.yml target: DuckDB (LFH_DB), or Spark (local session under LFH_SPARK_DIR; "
                    "another cluster: edit profiles.yml, docs/SCALE_OUT.md).")
 @click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="With --target spark: read the raw tables from landed Parquet files (lfh ingest/lexicon "
-                   "--parquet-dir); default $LFH_PARQUET_DIR or warehouse/raw_parquet.")
+              help="Read the raw tables from landed Parquet files (lfh ingest/lexicon --parquet-dir). Default on "
+                   "Spark: $LFH_PARQUET_DIR or warehouse/raw_parquet; on DuckDB: the warehouse's own raw tables.")
 def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, full_refresh: bool, target: str,
           parquet_dir: Path | None) -> None:
     """Build every table with dbt (seeds, models, tests) in the warehouse.
 
     Memory: DuckDB works under LFH_MEMORY_LIMIT (default 1/8 of this machine's memory, 1-3 GiB) and spills to
-    <warehouse>.tmp/ beyond it.
+    <warehouse>.tmp/ beyond it; Spark's driver under LFH_SPARK_DRIVER_MEMORY (default 2g).
     """
     started = time.perf_counter()
     try:
@@ -42,16 +42,12 @@ def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, f
         limit = memory_limit()
     except ConfigError as exc:  # a bad --var or LFH_MEMORY_LIMIT is a usage error (exit 2), before dbt starts
         raise click.UsageError(str(exc)) from None
-    if target == "spark":
-        click.echo(f"building on Spark in {spark_dir()}")
-        summary = build_spark(selection, dbt_vars, skip_tests, parquet_dir, echo=click.echo)
-        click.echo(f"built {spark_dir()} in {time.perf_counter() - started:.0f}s: {summary}")
-        return
-    db_path = database_path()
-    click.echo(f"building {db_path} (memory limit {limit})")
+    built = spark_dir() if target == "spark" else database_path()
+    click.echo(f"building on Spark in {built}" if target == "spark" else f"building {built} (memory limit {limit})")
     try:
-        summary = build_warehouse(selection, dbt_vars, skip_tests, full_refresh, db_path, echo=click.echo)
+        summary = build_warehouse(selection, dbt_vars, skip_tests, full_refresh, echo=click.echo, target=target,
+                                  parquet_dir=parquet_dir)
     except BuildInterrupted as exc:
         click.echo(f"\n{exc}", err=True)
         raise SystemExit(130) from None
-    click.echo(f"built {db_path} in {time.perf_counter() - started:.0f}s: {summary}")
+    click.echo(f"built {built} in {time.perf_counter() - started:.0f}s: {summary}")
