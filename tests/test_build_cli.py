@@ -188,6 +188,28 @@ def test_dbt_gets_the_memory_limit_and_a_spill_folder_beside_the_warehouse(ready
     assert "1.5 GiB" in result.stdout and f"{ready_warehouse}.tmp" in result.stdout, result.stdout[-2000:]
 
 
+
+def test_the_spill_folder_is_set_once_per_database_not_per_cursor(tmp_path: Path) -> None:
+    """dbt-duckdb runs the profile's `settings` on every new cursor; DuckDB refuses to set temp_directory again once
+    it has spilled there, which failed every build large enough to spill. The profile sets both limits when the
+    database opens (config_options), and a cursor opened after a spill works."""
+    import yaml
+
+    output = yaml.safe_load((project_root() / "profiles.yml").read_text(encoding="utf-8"))["lfh"]["outputs"]["duckdb"]
+    assert {"memory_limit", "temp_directory"} <= set(output["config_options"])
+    assert not {"memory_limit", "temp_directory"} & set(output.get("settings") or {})
+
+    spill = tmp_path / "w.duckdb.tmp"
+    with duckdb.connect(str(tmp_path / "w.duckdb"), config={"memory_limit": "64MiB",
+                                                           "temp_directory": str(spill)}) as connection:
+        connection.execute("set threads = 1")
+        connection.execute("create table t as select range as i, repeat('x', 100) || range as s from range(2000000)")
+        connection.execute("select s, count(*) from t group by s order by s limit 1").fetchall()  # spills
+        assert spill.exists()
+        with pytest.raises(duckdb.Error, match="Cannot switch temporary directory"):
+            connection.cursor().execute(f"set temp_directory = '{spill}'")  # what per-cursor settings did
+        assert connection.cursor().execute("select count(*) from t").fetchone() == (2_000_000,)
+
 # item 7: one build at a time, every writer respects it, no orphan dbt
 
 def start_build(*extra: str, **environment: str) -> subprocess.Popen:

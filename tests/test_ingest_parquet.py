@@ -7,12 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 from click.testing import CliRunner
 from fixtures_ingest import label_records, story_records, write_jsonl
 
 from lfh.cli.ingest import ingest
 from lfh.landing.ingest import ingest_paths
-from lfh.landing.parquet_sink import ParquetSink
+from lfh.landing.parquet_sink import ParquetSink, ParquetSinkError
+from lfh.lexicon.parquet import write_tables_parquet
 
 TABLE_COLUMNS = "select * exclude (source_file, loaded_at, load_id) from {relation} order by all"
 
@@ -86,3 +88,14 @@ def test_a_killed_load_leaves_nothing_and_lands_again(tmp_path: Path) -> None:
         results, _ = ingest_paths([story_file], sink=sink)
     assert results[0].counts.stories == 6
     assert len(_landed(parquet_dir, "stories")) == 6
+
+
+def test_the_lexicon_waits_for_no_one_writing_the_same_folder(tmp_path: Path) -> None:
+    """`lfh lexicon --parquet-dir` takes the landing folder's lock, as `lfh ingest --parquet-dir` does: refused
+    while an ingest holds it, written once it is free."""
+    folder = tmp_path / "raw_parquet"
+    with ParquetSink(folder), pytest.raises(ParquetSinkError, match="being written by another"):
+        write_tables_parquet(folder, [], [])
+    assert not (folder / "census_first_names").exists()
+    write_tables_parquet(folder, [], [])
+    assert any((folder / "census_first_names").glob("*.parquet"))

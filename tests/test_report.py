@@ -203,7 +203,7 @@ def test_occupation_figure_puts_models_against_the_workforce() -> None:
     workforce bar per occupation and group that has a BLS share; the legend names the workforce once."""
     import polars as pl
 
-    from lfh.report.figures import WORKFORCE_LABEL, occupation_workforce
+    from lfh.report.figures import CORRECTED_LABEL, WORKFORCE_LABEL, occupation_workforce
 
     def row(model: str, occupation: str, race: str | None, share: float, workforce: float | None) -> dict:
         return {"model": model, "occupation": occupation, "condition": "baseline", "race": race,
@@ -225,4 +225,27 @@ def test_occupation_figure_puts_models_against_the_workforce() -> None:
     assert [line.get_xdata()[0] for line in black.lines if line.get_label() == WORKFORCE_LABEL] == [0.145]
     legend = [text.get_text() for text in figure.legends[0].get_texts()]
     assert legend.count(WORKFORCE_LABEL) == 1 and "M1" in legend and "All" in legend
+    assert CORRECTED_LABEL not in legend  # no corrected_share column: nothing corrected to show
     assert occupation_workforce(pl.DataFrame()) is None
+
+
+def test_occupation_figure_shows_corrected_shares_where_hand_labels_allow() -> None:
+    """A corrected female share (hand labels, PPI) is drawn as a hollow marker with its interval beside the
+    model's uncorrected share, and named once in the legend; rows without one draw nothing more."""
+    import polars as pl
+
+    from lfh.report.figures import CORRECTED_LABEL, occupation_workforce
+
+    base = {"condition": "baseline", "race": None, "gender": "female", "share_ci_lower": 0.2, "share_ci_upper": 0.6,
+            "workforce_share": 0.879, "corrected_share_ci_lower": None, "corrected_share_ci_upper": None}
+    frame = pl.DataFrame([
+        base | {"model": "All", "occupation": "nurse", "observed_share": 0.4, "corrected_share": 0.83,
+                "corrected_share_ci_lower": 0.7, "corrected_share_ci_upper": 0.95},
+        base | {"model": "All", "occupation": "CEO", "observed_share": 0.3, "corrected_share": None},
+    ])
+    figure = occupation_workforce(frame)
+    female = figure.axes[0]
+    hollow = [line for line in female.lines if line.get_markerfacecolor() in ("white", (1.0, 1.0, 1.0, 1.0))]
+    assert [list(line.get_xdata()) for line in hollow] == [[0.83]]
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert legend.count(CORRECTED_LABEL) == 1

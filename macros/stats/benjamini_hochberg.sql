@@ -16,3 +16,18 @@
                   rows between unbounded preceding and current row))
     end
 {%- endmacro %}
+
+{#- Both steps at once: every column of `relation` plus q_column, the BH q-value of p_column within each family
+    (partition_by), as one query (a nested select for the rank, so the caller needs one CTE, not two). The helper
+    columns bh_rank and bh_family_size come along; a mart's explicit final select leaves them out. -#}
+{% macro bh_q_values(relation, p_column, partition_by, q_column='q_value') -%}
+    select
+        ranked.*,
+        {{ bh_q_value(p_column, partition_by) }} as {{ q_column }}
+    from (
+        select
+            *,
+            {{ bh_rank_columns(p_column, partition_by) }}
+        from {{ relation }}
+    ) as ranked
+{%- endmacro %}

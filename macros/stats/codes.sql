@@ -36,3 +36,15 @@
 {% macro race_weight_column(race_code) -%}
     weight_{{ race_code }}
 {%- endmacro %}
+
+{#- The couple types of METHOD.md §6 (sexual orientation): every unordered pair of two measure genders, written
+    first_second with first <= second, as int_couples_typed builds them (female_female, female_male, ...). -#}
+{% macro couple_type_codes() -%}
+    {%- set types = [] -%}
+    {%- for first in measure_gender_codes() -%}
+        {%- for second in measure_gender_codes() -%}
+            {%- if first <= second -%}{%- do types.append(first ~ '_' ~ second) -%}{%- endif -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(types) }}
+{%- endmacro %}

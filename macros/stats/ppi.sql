@@ -226,3 +226,61 @@
         as double) as labeled_sum_{{ name }}{% if not loop.last %},{% endif %}
     {%- endfor %}
 {%- endmacro %}
+
+{#- The corrected shares of a correction model, from one relation of per-unit indicators to one row per cell
+    (docs/CORRECTION.md): `indicators` holds a column model, the cell_keys, is_hand_labeled and the indicators
+    f_a, f_b (machine) and y_a, y_b (hand). A cell is model x cell_keys, plus the same over every model
+    (model = var all_models_label); its pool is the cell_keys summed over every model (so the 'All' cell is its own
+    pool). The rectifier comes from the cell or the pool by ppi_cell_or_pool_columns(); only cells whose pool has a
+    hand label get a row; estimates are null where the chosen source has fewer than var ppi_min_hand_labeled
+    hand-labeled units. Emits one query with the columns model, cell_keys, rectifier_source, lam, unlabeled_n,
+    hand_labeled_n, corrected_share, corrected_share_ci_lower, corrected_share_ci_upper,
+    corrected_share_variance. Nested selects, not CTEs, so that the caller keeps its own CTEs. -#}
+{% macro ppi_corrected_shares(indicators, cell_keys) -%}
+    {%- set keys = cell_keys | join(', ') -%}
+    {%- set all_models = "cast('" ~ var('all_models_label') ~ "' as string) as model" -%}
+    {%- set sums = ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled') -%}
+    {%- set chosen -%}
+        (
+            select
+                cells.model,
+                {%- for key in cell_keys %}
+                cells.{{ key }},
+                {%- endfor %}
+                {{ ppi_cell_or_pool_columns('cells', 'pools') }}
+            from (
+                select model, {{ keys }}, {{ sums }}
+                from {{ indicators }}
+                group by model, {{ keys }}
+                union all
+                select {{ all_models }}, {{ keys }}, {{ sums }}
+                from {{ indicators }}
+                group by {{ keys }}
+            ) as cells
+            left join (
+                select {{ keys }}, {{ sums }}
+                from {{ indicators }}
+                group by {{ keys }}
+            ) as pools
+                on {% for key in cell_keys %}cells.{{ key }} = pools.{{ key }}{% if not loop.last %} and {% endif %}{% endfor %}
+            where pools.labeled_n > 0
+        ) as chosen
+    {%- endset -%}
+    select
+        model,
+        {%- for key in cell_keys %}
+        {{ key }},
+        {%- endfor %}
+        rectifier_source,
+        cast(lam as double) as lam,
+        cast(unlabeled_n as bigint) as unlabeled_n,
+        cast(labeled_n as bigint) as hand_labeled_n,
+        {%- for column in ['corrected_share', 'corrected_share_ci_lower', 'corrected_share_ci_upper',
+                           'corrected_share_variance'] %}
+        cast(case when labeled_n >= {{ var('ppi_min_hand_labeled') }} then {{ column }} end as double)
+            as {{ column }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
+    from (
+        {{ ppi_ratio_select(chosen, ['model'] + cell_keys + ['rectifier_source']) }}
+    ) as estimates
+{%- endmacro %}

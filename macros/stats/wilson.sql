@@ -26,3 +26,12 @@
         then least(cast(1 as double), ({{ parts.center }} + {{ parts.half }}) / {{ parts.scale }})
     end
 {%- endmacro %}
+
+{#- The observed share N / D with its Wilson bounds, as the three columns every share-based measure reports:
+    {prefix}observed_share (null when D = 0), {prefix}share_ci_lower, {prefix}share_ci_upper. -#}
+{% macro share_with_interval(numerator, denominator, prefix='') -%}
+    case when {{ denominator }} > 0 then cast({{ numerator }} as double) / cast({{ denominator }} as double) end
+        as {{ prefix }}observed_share,
+    {{ wilson_lower(numerator, denominator) }} as {{ prefix }}share_ci_lower,
+    {{ wilson_upper(numerator, denominator) }} as {{ prefix }}share_ci_upper
+{%- endmacro %}

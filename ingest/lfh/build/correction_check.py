@@ -20,9 +20,15 @@ import duckdb
 from lfh.build.dbt import run_dbt
 
 PAIRED_MODEL = "int_characters_hand_paired"
-CORRECTION_MODELS = {"gender": "int_gender_shares_corrected", "couple": "int_couple_shares_corrected"}
+COUPLES_MODEL = "int_couples_typed"
+# kind -> (correction model, the relation of units it reads, which the check masks, and its placeholder)
+CORRECTION_MODELS = {"gender": ("int_gender_shares_corrected", PAIRED_MODEL, "__ppi_check_units__"),
+                     "couple": ("int_couple_shares_corrected", COUPLES_MODEL, "__ppi_check_couples__")}
+KEPT_TABLE = "ppi_check_kept_stories"
 MASKED_TABLE = "ppi_check_masked_units"
-UNITS = "__ppi_check_units__"
+MASKED_COUPLES = "ppi_check_masked_couples"
+UNITS = CORRECTION_MODELS["gender"][2]
+COUPLES = CORRECTION_MODELS["couple"][2]
 
 
 class CorrectionCheckError(RuntimeError):
@@ -42,19 +48,20 @@ class CellCoverage:
 
 
 def compiled_correction_sql(db_path: Path, target_path: Path, dbt_vars: dict | None = None) -> dict[str, str]:
-    """The compiled SELECT of each correction model (with `dbt_vars` over the project's vars), with the
-    paired-units relation as the UNITS placeholder."""
-    run_dbt(["compile", "--select", PAIRED_MODEL, *CORRECTION_MODELS.values(), "--target-path", str(target_path)],
+    """The compiled SELECT of each correction model (with `dbt_vars` over the project's vars), with the relation
+    of units it reads as a placeholder (UNITS: the paired characters; COUPLES: the typed couples)."""
+    models = [name for entry in CORRECTION_MODELS.values() for name in entry[:2]]
+    run_dbt(["compile", "--select", *models, "--target-path", str(target_path)],
             db_path=db_path, dbt_vars=dbt_vars, capture=True)
     manifest = json.loads((target_path / "manifest.json").read_text())
     nodes = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
-    units_relation = nodes[PAIRED_MODEL]["relation_name"]
     queries = {}
-    for kind, model in CORRECTION_MODELS.items():
+    for kind, (model, units_model, placeholder) in CORRECTION_MODELS.items():
+        units_relation = nodes[units_model]["relation_name"]
         code = nodes[model].get("compiled_code")
         if not code or units_relation not in code:
             raise CorrectionCheckError(f"{model}: no compiled SQL reading {units_relation} in {target_path}")
-        queries[kind] = code.replace(units_relation, UNITS)
+        queries[kind] = code.replace(units_relation, placeholder)
     return queries
 
 
@@ -91,7 +98,7 @@ def _truths(connection: duckdb.DuckDBPyConnection) -> dict[tuple, tuple[float, f
 def _couple_truths(connection: duckdb.DuckDBPyConnection, couple_sql: str) -> dict[tuple, tuple[float, float, bool]]:
     """Whole-set hand-label couple shares: the couple model run with every hand label (lam = 0 cells) gives them."""
     rows = connection.execute(f"""
-        with full_set as ({couple_sql.replace(UNITS, 'intermediate.int_characters_hand_paired')})
+        with full_set as ({couple_sql.replace(COUPLES, 'intermediate.' + COUPLES_MODEL)})
         select full_set.model, full_set.couple_type, full_set.corrected_share,
                o.observed_share, o.ci_lower * o.expected_share, o.ci_upper * o.expected_share,
                full_set.unlabeled_n
@@ -129,19 +136,29 @@ def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: 
         for _ in range(splits):
             # story-level split: the `keep` stories first in a seeded random order keep their hand labels
             connection.execute(f"""
+                create or replace temp table {KEPT_TABLE} as
+                select story_id
+                from (select distinct story_id from intermediate.int_characters_hand_paired)
+                order by hash(story_id || ?), story_id
+                limit {keep}
+            """, [str(generator.getrandbits(62))])
+            connection.execute(f"""
                 create or replace temp table {MASKED_TABLE} as
-                with kept as (
-                    select story_id
-                    from (select distinct story_id from intermediate.int_characters_hand_paired)
-                    order by hash(story_id || ?), story_id
-                    limit {keep}
-                )
                 select p.* replace (
                     case when kept.story_id is not null then p.hand_gender end as hand_gender,
                     kept.story_id is not null as is_hand_labeled)
                 from intermediate.int_characters_hand_paired as p
-                left join kept on kept.story_id = p.story_id
-            """, [str(generator.getrandbits(62))])
+                left join {KEPT_TABLE} as kept on kept.story_id = p.story_id
+            """)
+            # the same split on the couples: a couple keeps its hand type when its story keeps its hand labels
+            connection.execute(f"""
+                create or replace temp table {MASKED_COUPLES} as
+                select c.* replace (
+                    case when kept.story_id is not null then c.hand_couple_type end as hand_couple_type,
+                    kept.story_id is not null as is_hand_labeled)
+                from intermediate.{COUPLES_MODEL} as c
+                left join {KEPT_TABLE} as kept on kept.story_id = c.story_id
+            """)
             _score(connection, queries, cells)
     finally:
         connection.close()
@@ -154,7 +171,7 @@ def _score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str], cells
         f"from ({queries['gender'].replace(UNITS, MASKED_TABLE)}) where corrected_share is not null").fetchall()
     couple = connection.execute(
         f"select model, couple_type, corrected_share_ci_lower, corrected_share_ci_upper "
-        f"from ({queries['couple'].replace(UNITS, MASKED_TABLE)}) where corrected_share is not null").fetchall()
+        f"from ({queries['couple'].replace(COUPLES, MASKED_COUPLES)}) where corrected_share is not null").fetchall()
     results = [(("gender", *row[:4]), row[4], row[5]) for row in gender]
     results += [(("couple", *row[:2]), row[2], row[3]) for row in couple]
     for key, lower, upper in results:

@@ -16,11 +16,13 @@ import duckdb
 
 from lfh.build.diagnosis import check_ready, explain
 from lfh.build.fingerprint import (
+    UNIT_TESTS,
     clear_fingerprint,
     current_fingerprint,
     differences,
     store_fingerprint,
     stored_fingerprint,
+    unit_tests_unchanged,
 )
 from lfh.build.lock import stale_note, warehouse_lock
 from lfh.build.runner import dbt_executable, run_dbt_process
@@ -77,13 +79,22 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
         note = stale_note(held)
         if note:
             say(note)
-        current = None
+        current = stored = None
         if target == "duckdb":
-            current, full_refresh = _plan_duckdb_build(target_db, dbt_vars or {}, full_refresh, parquet_dir, say)
+            current, stored, full_refresh = _plan_duckdb_build(target_db, dbt_vars or {}, full_refresh, parquet_dir,
+                                                               say)
         selector = ["--select", selection] if selection else []
         refresh = ["--full-refresh"] if full_refresh else []
+        # the unit tests passed at the last complete build on this very project and vars, and the seeds' tables
+        # hold the same files: an incremental build neither runs those tests nor reloads the seeds (its data tests
+        # still run, on the changed stories: macros/incremental/changed_tests.sql)
+        skip_unit = current is not None and not full_refresh and not selection \
+            and unit_tests_unchanged(stored, current)
+        if skip_unit and not skip_tests:
+            say("unit tests and seeds: unchanged since the last build (same SQL, tests, seeds and vars); not run again")
+        unit = ["--exclude-resource-type", "unit_test", "--exclude-resource-type", "seed"] if skip_unit else []
         commands = [["seed", *selector, *refresh], ["run", *selector, *refresh]] if skip_tests \
-            else [["build", *selector, *refresh]]
+            else [["build", *selector, *refresh, *unit]]
         summary = ""
         for arguments in commands:
             outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=echo, label=f"dbt {arguments[0]}",
@@ -93,6 +104,8 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
                 raise BuildError(f"dbt {arguments[0]} failed on {where}: "
                                  + explain(outcome.errors, outcome.stdout, target_db, target))
             summary = outcome.summary
+        if current is not None and skip_tests and not unit_tests_unchanged(stored, current):
+            current = {**current, UNIT_TESTS: None}  # they never passed on this project: run them next time
         if current is not None and not selection:  # a partial build leaves the fingerprint cleared: next is full
             with duckdb.connect(str(target_db)) as connection:
                 store_fingerprint(connection, current)
@@ -100,22 +113,23 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
 
 
 def _plan_duckdb_build(target_db: Path, dbt_vars: dict, full_refresh: bool, parquet_dir: Path | None,
-                       say: Callable[[str], None]) -> tuple[dict, bool]:
+                       say: Callable[[str], None]) -> tuple[dict, dict | None, bool]:
     """Check the warehouse is ready, compare the fingerprint, clear it; (the fingerprint to store after a complete
-    build, whether the build must be a full refresh)."""
+    build, the last complete build's, whether the build must be a full refresh)."""
     problem = check_ready(target_db, stories_landed_in=parquet_dir)
     if problem:
         raise BuildError(problem)
     with duckdb.connect(str(target_db)) as connection:
         current = current_fingerprint(connection, dbt_vars, parquet_dir=parquet_dir)
-        changed = differences(stored_fingerprint(connection), current)
+        stored = stored_fingerprint(connection)
+        changed = differences(stored, current)
         clear_fingerprint(connection)  # a build that stops half way is followed by a full one
     if changed and not full_refresh:
         say("full rebuild: " + "; ".join(changed))
         full_refresh = True
     elif not changed and not full_refresh:
         say("incremental build: only stories loaded since the last build are processed")
-    return current, full_refresh
+    return current, stored, full_refresh
 
 
 def raw_parquet_vars(directory: Path) -> dict[str, object]:

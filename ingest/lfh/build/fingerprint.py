@@ -18,6 +18,7 @@ from lfh.build.vars import var_rules
 from lfh.paths import project_root
 
 LEXICON_TABLES = ("census_first_names", "wikipedia_first_names", "custom_first_names")
+UNIT_TESTS = "unit_tests"  # a part kept beside the others, never a reason for a full rebuild (differences skips it)
 
 
 def _files_digest(root: Path, patterns: list[tuple[str, str]]) -> str:
@@ -61,7 +62,24 @@ def current_fingerprint(connection: duckdb.DuckDBPyConnection, dbt_vars: dict[st
         "seeds": _files_digest(root, [("seeds", "*.csv")]),
         "lexicon": _lexicon_contents(connection, parquet_dir),
         "code": _files_digest(root, [("models", "*.sql"), ("macros", "*.sql")]),
+        UNIT_TESTS: unit_tests_digest(dbt_vars, root),
     }
+
+
+def unit_tests_digest(dbt_vars: dict[str, Any], root: Path | None = None) -> str:
+    """What the project's unit tests depend on: the SQL of models and macros, the yml that holds the tests and their
+    fixtures, the generic tests, the seeds and every var (marts_only ones too). Not a reason for a full rebuild
+    (a changed description rebuilds nothing); equal to the last complete build's, the unit tests passed on exactly
+    this project then, and an incremental build need not run them again."""
+    root = root or project_root()
+    files = _files_digest(root, [("models", "*.sql"), ("models", "*.yml"), ("macros", "*.sql"), ("macros", "*.yml"),
+                                 ("tests/dbt", "*.sql"), ("seeds", "*.csv")])
+    project = hashlib.sha256((root / "dbt_project.yml").read_bytes()).hexdigest()[:16]  # the vars' defaults
+    return f"{files}:{project}:{json.dumps(dbt_vars, sort_keys=True, default=str)}"
+
+
+def unit_tests_unchanged(stored: dict[str, Any] | None, current: dict[str, Any]) -> bool:
+    return stored is not None and stored.get(UNIT_TESTS) == current[UNIT_TESTS]
 
 
 def stored_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:

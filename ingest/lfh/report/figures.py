@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator, PercentFormatter  # noqa: E402
 
 ALL_MODELS = "All"
@@ -332,12 +333,15 @@ OCCUPATION_GROUPS = (("female", "Female", "share female\n(among female and male)
                      ("latine", "Latine", "share Latine\n(vs Hispanic or Latino)"))
 WORKFORCE_COLOR = "#111111"
 WORKFORCE_LABEL = "US workforce (BLS CPS 2022)"
+CORRECTED_LABEL = "corrected from hand labels (PPI)"
 
 
 def occupation_workforce(occupations: pl.DataFrame, condition: str = "baseline") -> Figure | None:
     """Per Labor occupation (rows, ordered by the workforce's female share), one panel per compared group: each
     model's share among the occupation holders with its 95% interval, and the occupation's workforce share
-    (BLS) as a black bar. Occupations with no BLS percentage show the models' shares only."""
+    (BLS) as a black bar. Occupations with no BLS percentage show the models' shares only. Where hand labels
+    correct a female share (corrected_share, docs/CORRECTION.md), a hollow marker just below the model's shows it
+    with its interval."""
     if occupations.is_empty():  # an absent mart comes as a frame without columns
         return None
     frame = occupations.filter(pl.col("condition") == condition) \
@@ -357,6 +361,7 @@ def occupation_workforce(occupations: pl.DataFrame, condition: str = "baseline")
     figure, axes = plt.subplots(1, len(groups), figsize=(2.9 * len(groups) + 2.6, 0.42 * len(order) + 1.5),
                                 sharey=True, squeeze=False, layout="constrained")
     step = 0.8 / max(len(models), 1)
+    any_corrected = False
     for ax, (code, title, xlabel) in zip(axes[0], groups, strict=True):
         cells = {(row["model"], row["occupation"]): row for row in
                  frame.filter(pl.col("group") == code).iter_rows(named=True)}
@@ -371,6 +376,7 @@ def occupation_workforce(occupations: pl.DataFrame, condition: str = "baseline")
         top = 0.0
         for index, model in enumerate(models):
             ys, xs, lows, highs = [], [], [], []
+            corrected: list[tuple[float, float, float, float]] = []
             for position, occupation in enumerate(order):
                 row = cells.get((model, occupation))
                 if row is None or row["observed_share"] is None:
@@ -379,6 +385,15 @@ def occupation_workforce(occupations: pl.DataFrame, condition: str = "baseline")
                 xs.append(row["observed_share"])
                 lows.append(row["share_ci_lower"])
                 highs.append(row["share_ci_upper"])
+                if row.get("corrected_share") is not None:
+                    corrected.append((ys[-1] + step * 0.4, row["corrected_share"], row["corrected_share_ci_lower"],
+                                      row["corrected_share_ci_upper"]))
+            if corrected:
+                cy, cx, clow, chigh = (np.array(values) for values in zip(*corrected, strict=True))
+                ax.errorbar(cx, cy, xerr=np.vstack([np.clip(cx - clow, 0, None), np.clip(chigh - cx, 0, None)]),
+                            fmt="o", markersize=3.2, markerfacecolor="white", color=colors[model],
+                            ecolor=colors[model], elinewidth=0.6, linestyle="none", capsize=0, zorder=3)
+                any_corrected = True
             if not xs:
                 continue
             x = np.array(xs)
@@ -399,6 +414,9 @@ def occupation_workforce(occupations: pl.DataFrame, condition: str = "baseline")
         ax.set_ylim(len(order) - 0.5, -0.5)
     handles, names = axes[0][0].get_legend_handles_labels()
     unique = dict(zip(names, handles, strict=True))  # the workforce bar once, then one entry per model
+    if any_corrected:
+        unique[CORRECTED_LABEL] = Line2D([], [], marker="o", markersize=3.2, markerfacecolor="white",
+                                         color="#666666", linestyle="none")
     figure.legend(list(unique.values()), list(unique.keys()), loc="outside right center", frameon=False)
     return figure
 

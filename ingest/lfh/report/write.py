@@ -51,7 +51,9 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "BLS counts Black and Asian workers of any ethnicity while the name groups are non-Hispanic, so those "
             "two bars run slightly high for the comparison; Latine compares like for like with Hispanic or "
             "Latino. White is left out: BLS's White includes most Hispanic workers, so it is not comparable. "
-            "BLS publishes no percentages for professional athletes. Ratios, p- and q-values, the power-laden "
+            "BLS publishes no percentages for professional athletes. Where hand labels allow, a hollow marker "
+            "beside a model's female share is that share corrected for the labeler's errors (PPI, as in the "
+            "corrected-ratios section). Ratios, p- and q-values, the power-laden "
             "(dominant) rows and the BLS line chosen for each occupation are in fct_occupation_representation_ratios."),
             figures.occupation_workforce(marts["fct_occupation_representation_ratios"]), no_rows),
         Section("subordination", "Subordination: race × gender × domain", (

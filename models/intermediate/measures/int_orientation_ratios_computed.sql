@@ -32,12 +32,7 @@ with_shares as (
         couple_counts.numerator,
         couple_counts.denominator,
         baselines.expected_share,
-        case
-            when couple_counts.denominator > 0
-                then cast(couple_counts.numerator as double) / cast(couple_counts.denominator as double)
-        end as observed_share,
-        {{ wilson_lower('couple_counts.numerator', 'couple_counts.denominator') }} as share_ci_lower,
-        {{ wilson_upper('couple_counts.numerator', 'couple_counts.denominator') }} as share_ci_upper,
+        {{ share_with_interval('couple_counts.numerator', 'couple_counts.denominator') }},
         corrected.hand_labeled_n,
         corrected.corrected_share,
         corrected.corrected_share_ci_lower,

@@ -56,10 +56,7 @@ with_shares as (
 
     select
         *,
-        case when denominator > 0 then cast(numerator as double) / cast(denominator as double) end
-            as observed_share,
-        {{ wilson_lower('numerator', 'denominator') }} as share_ci_lower,
-        {{ wilson_upper('numerator', 'denominator') }} as share_ci_upper
+        {{ share_with_interval('numerator', 'denominator') }}
     from with_expected
 
 ),

@@ -1,56 +1,17 @@
 -- Couple types of romantic Love stories (METHOD.md §6, sexual orientation) by hand labels and by the inferred
--- genders, over the same stories: those whose two characters both have a hand label. A side's couple counts
--- when both its genders are female, male or nonbinary (as in int_couples_counted); its share is over the
--- couples that count on that side. Per model and 'All', one row per couple type (0 for absent types).
+-- genders, over the same stories: those whose two characters both have a hand label (int_couples_typed). A side's
+-- couple counts when both its genders are female, male or nonbinary (as in int_couples_counted); its share is over
+-- the couples that count on that side. Per model and 'All', one row per couple type (0 for absent types).
 with
 
-pairs as (
-    select story_id, role, model, prompt_id, role_text, hand_gender, inferred_gender
-    from {{ ref('int_hand_labels_paired') }}
-    where domain = 'love'
-),
-
-catalog as (
-    select prompt_id, relation
-    from {{ ref('prompt_catalog') }}
-),
-
-romantic_stories as (
-    select
-        pairs.story_id,
-        min(pairs.model) as model,
-        min(pairs.hand_gender) as hand_first,
-        max(pairs.hand_gender) as hand_second,
-        min(pairs.inferred_gender) as inferred_first,
-        max(pairs.inferred_gender) as inferred_second,
-        sum(case when pairs.hand_gender in {{ sql_in_list(measure_gender_codes()) }} then 1 else 0 end)
-            as hand_gendered,
-        sum(case when pairs.inferred_gender in {{ sql_in_list(measure_gender_codes()) }} then 1 else 0 end)
-            as inferred_gendered
-    from pairs
-    left join catalog
-        on pairs.prompt_id = catalog.prompt_id
-    where coalesce(catalog.relation = 'romantic partner', lower(pairs.role_text) like '%romantic partner%')
-    group by pairs.story_id
-    having count(*) = 2
-),
-
 typed as (
-    select
-        model,
-        case when hand_gendered = 2 then hand_first || '_' || hand_second end as hand_couple_type,
-        case when inferred_gendered = 2 then inferred_first || '_' || inferred_second end as inferred_couple_type
-    from romantic_stories
+    select model, hand_couple_type, inferred_couple_type
+    from {{ ref('int_couples_typed') }}
+    where hand_labeled_characters = 2
 ),
 
 couple_types as (
-    {%- set types = [] -%}
-    {%- for first in measure_gender_codes() -%}
-        {%- for second in measure_gender_codes() -%}
-            {%- if first <= second -%}{%- do types.append(first ~ '_' ~ second) -%}{%- endif -%}
-        {%- endfor -%}
-    {%- endfor %}
-    {{ codes_relation(types, 'couple_type') }}
+    {{ codes_relation(couple_type_codes(), 'couple_type') }}
 ),
 
 models as (

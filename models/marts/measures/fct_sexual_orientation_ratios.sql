@@ -8,21 +8,9 @@ with orientation as (
 
 ),
 
-ranked as (
-
-    select
-        *,
-        {{ bh_rank_columns('p_value', ['model', 'baseline_set']) }}
-    from orientation
-
-),
-
 with_q_values as (
 
-    select
-        *,
-        {{ bh_q_value('p_value', ['model', 'baseline_set']) }} as q_value
-    from ranked
+    {{ bh_q_values('orientation', 'p_value', ['model', 'baseline_set']) }}
 
 )
 

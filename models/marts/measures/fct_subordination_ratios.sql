@@ -20,21 +20,9 @@ family_members as (
 
 ),
 
-ranked as (
-
-    select
-        *,
-        {{ bh_rank_columns('family_p_value', ['model']) }}
-    from family_members
-
-),
-
 with_q_values as (
 
-    select
-        *,
-        {{ bh_q_value('family_p_value', ['model']) }} as q_value
-    from ranked
+    {{ bh_q_values('family_members', 'family_p_value', ['model']) }}
 
 )
 

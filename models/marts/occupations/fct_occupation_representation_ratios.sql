@@ -4,6 +4,8 @@
 -- Benjamini–Hochberg q-values — the macros of macros/stats/, as in fct_representation_ratios.
 -- BH family = every row of this mart for one model (occupations, conditions and groups together) that has a
 -- p-value; rows without a workforce baseline (professional athlete: BLS publishes no percentages) have none.
+-- The female rows also get the share corrected from hand labels (int_occupation_shares_corrected, METHOD.md §9,
+-- docs/CORRECTION.md) and its ratio corrected_share / p*; null where hand labels do not allow it, and on race rows.
 
 with group_counts as (
 
@@ -14,6 +16,12 @@ with group_counts as (
 workforce as (
 
     select * from {{ ref('int_workforce_shares_unpivoted') }}
+
+),
+
+corrected as (
+
+    select * from {{ ref('int_occupation_shares_corrected') }}
 
 ),
 
@@ -34,13 +42,25 @@ compared as (
         workforce.bls_total_employed_thousands,
         workforce.baseline_source,
         workforce.baseline_vintage,
-        workforce.comparison_note
+        workforce.comparison_note,
+        corrected.hand_labeled_n,
+        corrected.corrected_share,
+        corrected.corrected_share_ci_lower,
+        corrected.corrected_share_ci_upper,
+        corrected.rectifier_source as correction_source
     from group_counts
     -- inner: only the groups seeds/occupation_baseline_groups.csv marks as validly compared have a row
     inner join workforce
         on group_counts.occupation = workforce.occupation
         and workforce.race is not distinct from group_counts.race
         and workforce.gender is not distinct from group_counts.gender
+    -- gender rows only: race shares are not corrected (docs/CORRECTION.md, "What is not corrected")
+    left join corrected
+        on group_counts.race is null
+        and group_counts.model = corrected.model
+        and group_counts.occupation = corrected.occupation
+        and group_counts.condition = corrected.condition
+        and group_counts.gender = corrected.gender
 
 ),
 
@@ -48,10 +68,7 @@ with_shares as (
 
     select
         *,
-        case when denominator > 0 then cast(numerator as double) / cast(denominator as double) end
-            as observed_share,
-        {{ wilson_lower('numerator', 'denominator') }} as share_ci_lower,
-        {{ wilson_upper('numerator', 'denominator') }} as share_ci_upper
+        {{ share_with_interval('numerator', 'denominator') }}
     from compared
 
 ),
@@ -67,21 +84,9 @@ with_p_values as (
 
 ),
 
-ranked as (
-
-    select
-        *,
-        {{ bh_rank_columns('p_value', ['model']) }}
-    from with_p_values
-
-),
-
 with_q_values as (
 
-    select
-        *,
-        {{ bh_q_value('p_value', ['model']) }} as q_value
-    from ranked
+    {{ bh_q_values('with_p_values', 'p_value', ['model']) }}
 
 )
 
@@ -108,5 +113,7 @@ select
     cast(bls_total_employed_thousands as bigint) as bls_total_employed_thousands,
     cast(baseline_source as string) as baseline_source,
     cast(baseline_vintage as string) as baseline_vintage,
-    cast(comparison_note as string) as comparison_note
+    cast(comparison_note as string) as comparison_note,
+    {{ corrected_ratio_columns('hand_labeled_n', 'corrected_share', 'corrected_share_ci_lower',
+                               'corrected_share_ci_upper', 'workforce_share', 'correction_source') }}
 from with_q_values

@@ -1,0 +1,46 @@
+-- Gender shares of the Labor occupation holders corrected from hand labels by prediction-powered inference
+-- (METHOD.md §9, docs/CORRECTION.md), for fct_occupation_representation_ratios. Unit: the character who holds the
+-- occupation (the subject of a Labor prompt, as in int_occupation_groups_counted). Cell: model x occupation x
+-- condition (and the same over every model, var all_models_label). For gender g of var occupation_gender_codes
+-- the share is the ratio of two means over the cell's characters, as the mart's uncorrected share is defined:
+--   a: 1{gender = g}                            b: 1{gender in var occupation_gender_codes (female, male)}
+-- f from the inferred gender, y from the hand gender. The rectifier comes from the cell's own hand labels when it
+-- has var ppi_cell_min_hand_labeled of them, else from the occupation x condition over every model
+-- (ppi_corrected_shares). Race shares are not corrected (docs/CORRECTION.md, "What is not corrected").
+with
+
+units as (
+    select model, prompt_id, condition, inferred_gender, hand_gender, is_hand_labeled
+    from {{ ref('int_characters_hand_paired') }}
+    where domain = 'labor' and role = 'subject'
+),
+
+occupations as (
+    select prompt_id, subject as occupation
+    from {{ ref('prompt_catalog') }}
+    where domain = 'labor'
+),
+
+genders as (
+    {{ codes_relation(var('occupation_gender_codes'), 'gender') }}
+),
+
+indicators as (
+    select
+        units.model,
+        occupations.occupation,
+        units.condition,
+        genders.gender,
+        units.is_hand_labeled,
+        case when units.inferred_gender = genders.gender then 1.0 else 0.0 end as f_a,
+        case when units.inferred_gender in {{ sql_in_list(var('occupation_gender_codes')) }} then 1.0 else 0.0 end
+            as f_b,
+        case when units.hand_gender = genders.gender then 1.0 else 0.0 end as y_a,
+        case when units.hand_gender in {{ sql_in_list(var('occupation_gender_codes')) }} then 1.0 else 0.0 end
+            as y_b
+    from units
+    inner join occupations on units.prompt_id = occupations.prompt_id
+    cross join genders
+)
+
+{{ ppi_corrected_shares('indicators', ['occupation', 'condition', 'gender']) }}
