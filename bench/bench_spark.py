@@ -2,11 +2,11 @@
 
 `lfh lexicon --parquet-dir`, `lfh simulate --stories-per-prompt 1667 --samples 1` (500,100 stories, one label
 response each, as the study's final labeling run and bench/bench_scale.py) and `lfh ingest --parquet-dir` land the
-raw tables once (skipped with --reuse when the work folder holds them). Then, each as its own process: `lfh build --parquet-dir` on DuckDB (a fresh warehouse) and
-`lfh build --target spark --parquet-dir` on local Spark (a fresh warehouse folder and metastore, driver memory
-capped by --driver-memory). Prints wall time, CPU time and peak memory of each, and Spark's ratios to DuckDB. Peak
-memory is sampled from /proc over the whole process tree (dbt, the pyspark gateway and the JVM together), because
-the JVM is not a waited-for child whose max RSS wait4 would report.
+raw tables once (skipped with --reuse when the work folder holds them). Then, each as its own process: `lfh build
+--parquet-dir` on DuckDB (a fresh warehouse) and `lfh build --target spark --parquet-dir` on local Spark (a fresh
+warehouse folder and metastore, driver memory capped by --driver-memory). Prints wall time, CPU time and peak memory
+of each, and Spark's ratios to DuckDB. Peak memory is sampled from /proc over the whole process tree (dbt, the
+pyspark gateway and the JVM together), because the JVM is not a waited-for child whose max RSS wait4 would report.
 
 Run: nice -n 10 flock /work/coord/bigjob.lock .venv/bin/python -m bench.bench_spark [--stories-per-prompt 1667]
      [--samples 1] [--workdir DIR] [--reuse] [--driver-memory 4g] [--skip-tests]
