@@ -27,9 +27,9 @@ def write_tables_parquet(directory: Path, built: list, clear: list[str]) -> None
             # the folders of tables never built get their typed empty file, so every engine sees all three
             missing = [table for table in TABLE_COLUMNS if not (sink.directory / table).is_dir()]
             for table in dict.fromkeys([item.table for item in built] + list(clear) + missing):
-                rows = connection.execute(f"select * from raw.{table}").fetch_arrow_table()
+                rows = connection.execute(f"select * from raw.{table}").to_arrow_table()
                 _swap_in(sink.directory, table, rows)
-            log = connection.execute("select * from raw.load_log").fetch_arrow_table()
+            log = connection.execute("select * from raw.load_log").to_arrow_table()
             if log.num_rows:
                 write_part_atomically(log, sink.directory / "load_log" / f"{log['load_id'][0]}.parquet")
     finally:
