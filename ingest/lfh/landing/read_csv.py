@@ -18,7 +18,7 @@ import duckdb
 import polars as pl
 
 from lfh.landing.errors import UnreadableFileError
-from lfh.landing.reader_db import reader_connection
+from lfh.landing.reader_db import arrow_frames, reader_connection
 from lfh.landing.records import RawRecords, RecordStream, row_offsets
 
 ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "utf-16": "utf-16", "utf16": "utf-16", "latin-1": "latin-1",
@@ -94,18 +94,9 @@ def _batches(path: Path, options: CsvOptions, rows_per_batch: int) -> Iterator[R
             arrow_batches = result.to_arrow_reader(rows_per_batch)
         except duckdb.Error as exc:
             raise UnreadableFileError(path, _problem(path, exc, encoding)) from exc
-        next_row = 1
-        while True:
-            try:
-                arrow_batch = arrow_batches.read_next_batch()
-            except StopIteration:
-                break
-            except duckdb.Error as exc:
-                raise UnreadableFileError(path, _problem(path, exc, encoding)) from exc
-            frame = pl.from_arrow(arrow_batch)
-            assert isinstance(frame, pl.DataFrame)
-            frame = row_offsets(frame.with_columns(pl.all().cast(pl.String)), next_row)
-            next_row += frame.height
+        for first_row, frame in arrow_frames(arrow_batches, path,
+                                             lambda _first_row, exc: _problem(path, exc, encoding)):
+            frame = row_offsets(frame.with_columns(pl.all().cast(pl.String)), first_row)
             yield RawRecords(frame=frame, columns=columns, source_kind="csv")
     finally:
         reader.close()

@@ -16,7 +16,7 @@ import duckdb
 import polars as pl
 
 from lfh.landing.errors import UnreadableFileError
-from lfh.landing.reader_db import reader_connection
+from lfh.landing.reader_db import arrow_frames, reader_connection
 from lfh.landing.records import RAW_RECORD, SOURCE_ROW, RawRecords, RecordStream, kind_column, row_offsets
 
 # json_type() names -> the kinds RawRecords uses
@@ -117,23 +117,17 @@ def _batches(path: Path, layout: str, keys: list[str], rows_per_batch: int,
             arrow_batches = reader.execute(_values_query(path, layout, keys)).to_arrow_reader(rows_per_batch)
         except duckdb.Error as exc:
             raise UnreadableFileError(path, f"not readable as JSON Lines or a JSON array ({exc})") from exc
-        next_row = 1
-        while True:
-            try:
-                arrow_batch = arrow_batches.read_next_batch()
-            except StopIteration:
-                break
-            except (duckdb.Error, OSError) as exc:
-                raise UnreadableFileError(path, f"not readable as JSON Lines or a JSON array near record "
-                                                f"{next_row} ({exc})") from exc
-            frame = _with_kinds(pl.from_arrow(arrow_batch), keys)
-            if next_row == 1 and first is not None and frame.height:
+        for first_row, arrow_frame in arrow_frames(
+                arrow_batches, path, lambda first_row, exc: "not readable as JSON Lines or a JSON array near "
+                                                            f"record {first_row} ({exc})",
+                errors=(duckdb.Error, OSError)):
+            frame = _with_kinds(arrow_frame, keys)
+            if first_row == 1 and first is not None and frame.height:
                 first_values = _with_kinds(reader.execute(_values_query(first, "newline_delimited", keys)).pl(), keys)
                 frame = pl.concat([first_values.head(1), frame.slice(1)], how="vertical_relaxed")
-            frame = row_offsets(frame, next_row)
-            if next_row == 1:
+            frame = row_offsets(frame, first_row)
+            if first_row == 1:
                 _check_some_json(path, layout, frame, keys, first)
-            next_row += frame.height
             present = [key for key in keys if frame[key].null_count() < frame.height]
             yield RawRecords(frame=frame, columns=present, source_kind="jsonl",
                              describe_columns=lambda: _all_keys(path, layout), raw_records_later=True)
