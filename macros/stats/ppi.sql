@@ -87,24 +87,27 @@
 {%- endmacro %}
 
 {#- Sums over one cell that a ratio of two PPI means a / b needs, from per-unit columns f_a, f_b (machine),
-    y_a, y_b (hand; only read where is_labeled) and a boolean is_labeled. Raw moments, so that the rectifier
+    y_a, y_b (hand; only read where is_labeled), a boolean is_labeled and unit_count, the number of units a row
+    stands for (units with the same values are counted in one row before the sums: a correction then reads a few
+    thousand rows instead of a row per character, and the sums are the same). Raw moments, so that the rectifier
     y - lam f can be formed for any lam afterwards and sums of cells can be pooled by adding them:
       unlabeled_n, unlabeled_sum_a, unlabeled_sum_b, unlabeled_sum_aa, unlabeled_sum_bb, unlabeled_sum_ab
       labeled_n, labeled_sum_{fa, fb, ya, yb}, labeled_sum_{fafa, fbfb, fafb, yaya, ybyb, yayb, yafa, ybfb, yafb, fayb} -#}
-{% macro ppi_ratio_sums(f_a, f_b, y_a, y_b, is_labeled) -%}
-    {%- set u = "case when not (" ~ is_labeled ~ ") then " -%}
-    {%- set l = "case when " ~ is_labeled ~ " then " -%}
+{% macro ppi_ratio_sums(f_a, f_b, y_a, y_b, is_labeled, unit_count) -%}
+    {%- set w = "cast(" ~ unit_count ~ " as double)" -%}
+    {%- set u = "case when not (" ~ is_labeled ~ ") then " ~ w ~ " * " -%}
+    {%- set l = "case when " ~ is_labeled ~ " then " ~ w ~ " * " -%}
     {%- set fa = "cast(" ~ f_a ~ " as double)" -%}
     {%- set fb = "cast(" ~ f_b ~ " as double)" -%}
     {%- set ya = "cast(" ~ y_a ~ " as double)" -%}
     {%- set yb = "cast(" ~ y_b ~ " as double)" -%}
-    cast(sum({{ u }}1 else 0 end) as bigint) as unlabeled_n,
+    cast(sum(case when not ({{ is_labeled }}) then {{ unit_count }} else 0 end) as bigint) as unlabeled_n,
     cast(coalesce(sum({{ u }}{{ fa }} end), 0) as double) as unlabeled_sum_a,
     cast(coalesce(sum({{ u }}{{ fb }} end), 0) as double) as unlabeled_sum_b,
     cast(coalesce(sum({{ u }}{{ fa }} * {{ fa }} end), 0) as double) as unlabeled_sum_aa,
     cast(coalesce(sum({{ u }}{{ fb }} * {{ fb }} end), 0) as double) as unlabeled_sum_bb,
     cast(coalesce(sum({{ u }}{{ fa }} * {{ fb }} end), 0) as double) as unlabeled_sum_ab,
-    cast(sum({{ l }}1 else 0 end) as bigint) as labeled_n,
+    cast(sum(case when {{ is_labeled }} then {{ unit_count }} else 0 end) as bigint) as labeled_n,
     {%- for name, expression in [('fa', fa), ('fb', fb), ('ya', ya), ('yb', yb),
                                  ('fafa', fa ~ ' * ' ~ fa), ('fbfb', fb ~ ' * ' ~ fb), ('fafb', fa ~ ' * ' ~ fb),
                                  ('yaya', ya ~ ' * ' ~ ya), ('ybyb', yb ~ ' * ' ~ yb), ('yayb', ya ~ ' * ' ~ yb),
@@ -228,8 +231,8 @@
 {%- endmacro %}
 
 {#- The corrected shares of a correction model, from one relation of per-unit indicators to one row per cell
-    (docs/CORRECTION.md): `indicators` holds a column model, the cell_keys, is_hand_labeled and the indicators
-    f_a, f_b (machine) and y_a, y_b (hand). A cell is model x cell_keys, plus the same over every model
+    (docs/CORRECTION.md): `indicators` holds a column model, the cell_keys, is_hand_labeled, the indicators
+    f_a, f_b (machine) and y_a, y_b (hand), and unit_count (how many units share the row's values). A cell is model x cell_keys, plus the same over every model
     (model = var all_models_label); its pool is the cell_keys summed over every model (so the 'All' cell is its own
     pool). The rectifier comes from the cell or the pool by ppi_cell_or_pool_columns(); only cells whose pool has a
     hand label get a row; estimates are null where the chosen source has fewer than var ppi_min_hand_labeled
@@ -239,7 +242,7 @@
 {% macro ppi_corrected_shares(indicators, cell_keys) -%}
     {%- set keys = cell_keys | join(', ') -%}
     {%- set all_models = "cast('" ~ var('all_models_label') ~ "' as string) as model" -%}
-    {%- set sums = ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled') -%}
+    {%- set sums = ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled', 'unit_count') -%}
     {%- set chosen -%}
         (
             select

@@ -3,15 +3,17 @@
 -- (int_couples_typed, the same couples as int_couples_counted). For couple type t the share is the ratio of two
 -- means over the model's couples:
 --   a: 1{the pair of genders is t}              b: 1{both genders in female, male, nonbinary}
--- f from the inferred genders, y from the hand genders. A couple counts as hand-labeled only when both of its
+-- f from the inferred genders, y from the hand genders; couples with the same values are counted in one row
+-- (unit_count). A couple counts as hand-labeled only when both of its
 -- characters carry a hand label. The rectifier comes from the model's own hand-labeled couples when it has
 -- var ppi_cell_min_hand_labeled of them, else from every model's (ppi_corrected_shares).
 with
 
 couples as (
-    select model, inferred_couple_type, hand_couple_type, is_hand_labeled
+    select model, inferred_couple_type, hand_couple_type, is_hand_labeled, count(*) as unit_count
     from {{ ref('int_couples_typed') }}
     where characters = 2
+    group by model, inferred_couple_type, hand_couple_type, is_hand_labeled
 ),
 
 couple_types as (
@@ -23,6 +25,7 @@ indicators as (
         couples.model,
         couple_types.couple_type,
         couples.is_hand_labeled,
+        couples.unit_count,
         case when couples.inferred_couple_type = couple_types.couple_type then 1.0 else 0.0 end as f_a,
         case when couples.inferred_couple_type is not null then 1.0 else 0.0 end as f_b,
         case when couples.hand_couple_type = couple_types.couple_type then 1.0 else 0.0 end as y_a,

@@ -4,15 +4,17 @@
 -- condition (and the same over every model, var all_models_label). For gender g of var occupation_gender_codes
 -- the share is the ratio of two means over the cell's characters, as the mart's uncorrected share is defined:
 --   a: 1{gender = g}                            b: 1{gender in var occupation_gender_codes (female, male)}
--- f from the inferred gender, y from the hand gender. The rectifier comes from the cell's own hand labels when it
+-- f from the inferred gender, y from the hand gender; holders with the same values are counted in one row
+-- (unit_count). The rectifier comes from the cell's own hand labels when it
 -- has var ppi_cell_min_hand_labeled of them, else from the occupation x condition over every model
 -- (ppi_corrected_shares). Race shares are not corrected (docs/CORRECTION.md, "What is not corrected").
 with
 
 units as (
-    select model, prompt_id, condition, inferred_gender, hand_gender, is_hand_labeled
+    select model, prompt_id, condition, inferred_gender, hand_gender, is_hand_labeled, count(*) as unit_count
     from {{ ref('int_characters_hand_paired') }}
     where domain = 'labor' and role = 'subject'
+    group by model, prompt_id, condition, inferred_gender, hand_gender, is_hand_labeled
 ),
 
 occupations as (
@@ -32,6 +34,7 @@ indicators as (
         units.condition,
         genders.gender,
         units.is_hand_labeled,
+        units.unit_count,
         case when units.inferred_gender = genders.gender then 1.0 else 0.0 end as f_a,
         case when units.inferred_gender in {{ sql_in_list(var('occupation_gender_codes')) }} then 1.0 else 0.0 end
             as f_b,
