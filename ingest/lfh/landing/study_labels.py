@@ -14,10 +14,11 @@ ROLES = {"subject": "Subject", "object": "Object"}
 REJECTION_SCHEMA = {"source_row": pl.Int64, "reason": pl.String, "detail": pl.String}
 
 
-def _unreadable(rows: pl.DataFrame, column: str, parsed: str) -> pl.DataFrame:
+def _unreadable(rows: pl.DataFrame, column: str, parsed: str, workbook_column: str | None = None) -> pl.DataFrame:
+    """Rows whose `column` is filled but did not parse into `parsed`, as rejects naming the workbook's column."""
     return rows.filter(pl.col(column).is_not_null() & pl.col(parsed).is_null()).select(
         "source_row", pl.lit("unreadable_cell").alias("reason"),
-        pl.lit(f"the '{column}' cell is not a Python-literal list of strings").alias("detail"),
+        pl.lit(f"the '{workbook_column or column}' cell is not a Python-literal list of strings").alias("detail"),
     )
 
 
@@ -49,16 +50,26 @@ def label_responses(rows: pl.DataFrame, labeler_model: str, prompt_version: str)
     return responses, rejected
 
 
+def _column_or_null(rows: pl.DataFrame, name: str) -> pl.Expr:
+    return pl.col(name) if name in rows.columns else pl.lit(None, dtype=pl.String)
+
+
+def _hand_label_cells(rows: pl.DataFrame, plain_column: str, plain_alias: str, list_column: str, list_raw_alias: str,
+                      list_alias: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A role's two hand-label cells: one kept as text, one a Python-literal list parsed into list_alias. Returns
+    the usable rows (either cell filled, the list readable when filled) and the rows whose list is unreadable."""
+    cells = rows.select("source_row", "story_id", _column_or_null(rows, plain_column).alias(plain_alias),
+                        _column_or_null(rows, list_column).alias(list_raw_alias))
+    parsed = cells.with_columns(string_list_column(list_raw_alias).alias(list_alias))
+    rejected = _unreadable(parsed, list_raw_alias, list_alias, list_column)
+    usable = parsed.filter((pl.col(plain_alias).is_not_null() | pl.col(list_raw_alias).is_not_null())
+                           & (pl.col(list_raw_alias).is_null() | pl.col(list_alias).is_not_null()))
+    return usable, rejected
+
+
 def _audit_labels(rows: pl.DataFrame, role: str, title: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    gender_column, name_column = f"Manual {title} Gender", f"Manual {title} Name"
-    gender = pl.col(gender_column) if gender_column in rows.columns else pl.lit(None, dtype=pl.String)
-    name_raw = pl.col(name_column) if name_column in rows.columns else pl.lit(None, dtype=pl.String)
-    cells = rows.select("source_row", "story_id", gender.alias("gender"), name_raw.alias("name_raw"))
-    parsed = cells.with_columns(string_list_column("name_raw").alias("_names"))
-    rejected = _unreadable(parsed, "name_raw", "_names").with_columns(
-        pl.lit(f"the '{name_column}' cell is not a Python-literal list of strings").alias("detail"))
-    usable = parsed.filter((pl.col("gender").is_not_null() | pl.col("name_raw").is_not_null())
-                           & (pl.col("name_raw").is_null() | pl.col("_names").is_not_null()))
+    usable, rejected = _hand_label_cells(rows, f"Manual {title} Gender", "gender", f"Manual {title} Name", "name_raw",
+                                         "_names")
     labels = usable.with_columns(
         pl.lit(role).alias("role"), pl.col("_names").list.first().alias("name"),
         pl.lit(None, dtype=pl.List(pl.String)).alias("reference_words"), pl.lit("audit_manual").alias("label_source"),
@@ -67,15 +78,8 @@ def _audit_labels(rows: pl.DataFrame, role: str, title: str) -> tuple[pl.DataFra
 
 
 def _training_labels(rows: pl.DataFrame, role: str, title: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    references_column, name_column = f"Correct {title} References", f"Correct {title} Name"
-    references = pl.col(references_column) if references_column in rows.columns else pl.lit(None, dtype=pl.String)
-    name_raw = pl.col(name_column) if name_column in rows.columns else pl.lit(None, dtype=pl.String)
-    cells = rows.select("source_row", "story_id", references.alias("_references_raw"), name_raw.alias("name_raw"))
-    parsed = cells.with_columns(string_list_column("_references_raw").alias("reference_words"))
-    rejected = _unreadable(parsed, "_references_raw", "reference_words").with_columns(
-        pl.lit(f"the '{references_column}' cell is not a Python-literal list of strings").alias("detail"))
-    usable = parsed.filter((pl.col("_references_raw").is_not_null() | pl.col("name_raw").is_not_null())
-                           & (pl.col("_references_raw").is_null() | pl.col("reference_words").is_not_null()))
+    usable, rejected = _hand_label_cells(rows, f"Correct {title} Name", "name_raw", f"Correct {title} References",
+                                         "_references_raw", "reference_words")
     name = pl.when(pl.col("name_raw").str.strip_chars().is_in(["", "[]"])).then(None).otherwise(pl.col("name_raw"))
     labels = usable.with_columns(
         pl.lit(role).alias("role"), pl.lit(None, dtype=pl.String).alias("gender"), name.alias("name"),
