@@ -26,8 +26,12 @@ def main() -> int:
     for index in range(1, nodes + 1):
         event("LogStartLine", f"{index} of {nodes} START sql table model m{index}", index=index, total=nodes)
         time.sleep(pause)
-        event("LogModelResult", f"{index} of {nodes} OK created sql table model m{index}", index=index, total=nodes,
-              status="success", node_info={"node_name": f"m{index}"})
+        if index % 3 == 0:  # as dbt 1.11 reports a data or unit test: its total is named num_models
+            event("LogTestResult", f"{index} of {nodes} PASS t{index}", index=index, num_models=nodes,
+                  status="pass", node_info={"node_name": f"t{index}"})
+        else:
+            event("LogModelResult", f"{index} of {nodes} OK created sql table model m{index}", index=index,
+                  total=nodes, status="success", node_info={"node_name": f"m{index}"})
     error = os.environ.get("FAKE_DBT_ERROR")
     if error:
         event("RunResultError", error, level="error")

@@ -127,9 +127,11 @@ def _consume(line: str, outcome: DbtOutcome, progress: Progress, text: list[str]
     message = _ANSI.sub("", str(info.get("msg") or ""))
     text.append(message)
     name = info.get("name")
-    if name in _RESULT_EVENTS and "total" in data:
+    # dbt names the node count `total` in model and seed results and `num_models` in test results
+    total = data.get("total", data.get("num_models"))
+    if name in _RESULT_EVENTS and total is not None:
         status = str(data.get("status", "")).lower()
-        progress.update(int(data["total"]), _node_name(data), status not in _BAD_STATUSES)
+        progress.update(int(total), _node_name(data), status not in _BAD_STATUSES)
     if info.get("level") == "error" and message.strip() and name not in {"RunResultErrorNoMessage"}:
         outcome.errors.append(message.strip())
     if name == "StatsLine":
