@@ -51,8 +51,45 @@
     {%- if not execute or incremental -%}{%- set changes = ref('int_stories_changed') -%}{%- endif -%}
     {%- set name = alias or relation.identifier -%}
     {%- if incremental -%}
+        {%- set locator = row_locator_of(relation) -%}
+        {%- if locator -%}
+        (select * from {{ relation }} where {{ locator }} in (
+            select {{ locator }} from {{ relation }} where story_id in (select story_id from {{ changes }})
+        )) as {{ name }}
+        {%- else -%}
         (select * from {{ relation }} where story_id in (select story_id from {{ changes }})) as {{ name }}
+        {%- endif -%}
     {%- else -%}
         {{ relation }}{% if alias %} as {{ alias }}{% endif %}
     {%- endif -%}
+{%- endmacro %}
+
+
+{#- Why changed_only() goes through a row locator: `where story_id in (changed stories)` is a join, and DuckDB reads
+    every column of every row before the join keeps 1% of them (5.2 s for the label responses of 50,100 new stories
+    among 5M, which carry 1 KB of request text each). Finding the changed rows' locators first reads the story_id
+    column alone, and DuckDB then fetches only those rows (0.4 s): the same rows. The locator is DuckDB's rowid for
+    a table (the incremental models), and for the staging views over raw tables the row_locator column they carry
+    (raw_row_locator()). None where there is none (Spark, raw tables as Parquet views): the plain filter. -#}
+{% macro row_locator_of(relation) -%}
+    {%- if target.type != 'duckdb' -%}{{ return(none) }}{%- endif -%}
+    {%- for node in graph.nodes.values()
+        if node.resource_type == 'model' and node.alias == relation.identifier and node.schema == relation.schema -%}
+        {%- if node.config.materialized in ('table', 'incremental') -%}{{ return('rowid') }}{%- endif -%}
+        {%- if node.config.materialized == 'view' and 'row_locator' in node.columns
+               and raw_tables_have_rowid() -%}{{ return('row_locator') }}{%- endif -%}
+    {%- endfor -%}
+    {{ return(none) }}
+{%- endmacro %}
+
+
+{#- The row_locator column of the staging views over the raw story tables: DuckDB's rowid of the raw table when raw
+    is a DuckDB table; null where raw is a view over Parquet files (var raw_parquet_dir) or on Spark, which have no
+    rowid. Read only by changed_only(). -#}
+{% macro raw_row_locator() -%}
+    {%- if raw_tables_have_rowid() -%}rowid{%- else -%}cast(null as bigint){%- endif -%}
+{%- endmacro %}
+
+{% macro raw_tables_have_rowid() -%}
+    {{- return(target.type == 'duckdb' and not var('raw_parquet_dir', none)) -}}
 {%- endmacro %}

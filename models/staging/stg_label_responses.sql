@@ -3,6 +3,7 @@ with
 
 source_responses as (
     select
+        {{ raw_row_locator() }} as row_locator,
         response_id, story_id, labeler_model, prompt_version, sample_index, request_text, response_text,
         responded_at, prompt_tokens, completion_tokens, source_file, source_row, file_sha256, loaded_at, load_id
     from {{ source('raw', 'label_responses') }}
@@ -23,5 +24,6 @@ select
     source_row,
     file_sha256,
     loaded_at,
-    load_id
+    load_id,
+    row_locator
 from source_responses

@@ -4,6 +4,7 @@ with
 
 source_stories as (
     select
+        {{ raw_row_locator() }} as row_locator,
         story_id, model, model_canonical, query, subject, object, role_category, story_text, generated_at,
         occurrence, source_kind, prompt_id, prompt_tokens, completion_tokens, is_simulated, source_file, source_row,
         file_sha256, loaded_at, load_id
@@ -30,5 +31,6 @@ select
     source_row,
     file_sha256,
     loaded_at,
-    load_id
+    load_id,
+    row_locator
 from source_stories
