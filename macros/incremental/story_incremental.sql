@@ -72,7 +72,14 @@
     a table (the incremental models), and for the staging views over raw tables the row_locator column they carry
     (raw_row_locator()). None where there is none (Spark, raw tables as Parquet views): the plain filter. -#}
 {% macro row_locator_of(relation) -%}
-    {%- if target.type != 'duckdb' -%}{{ return(none) }}{%- endif -%}
+    {{- return(adapter.dispatch('row_locator_of', 'laissez_faire')(relation)) -}}
+{%- endmacro %}
+
+{% macro default__row_locator_of(relation) -%}
+    {{- return(none) -}}
+{%- endmacro %}
+
+{% macro duckdb__row_locator_of(relation) -%}
     {%- for node in graph.nodes.values()
         if node.resource_type == 'model' and node.alias == relation.identifier and node.schema == relation.schema -%}
         {%- if node.config.materialized in ('table', 'incremental') -%}{{ return('rowid') }}{%- endif -%}
@@ -91,5 +98,13 @@
 {%- endmacro %}
 
 {% macro raw_tables_have_rowid() -%}
-    {{- return(target.type == 'duckdb' and not var('raw_parquet_dir', none)) -}}
+    {{- return(adapter.dispatch('raw_tables_have_rowid', 'laissez_faire')()) -}}
+{%- endmacro %}
+
+{% macro default__raw_tables_have_rowid() -%}
+    {{- return(false) -}}
+{%- endmacro %}
+
+{% macro duckdb__raw_tables_have_rowid() -%}
+    {{- return(not var('raw_parquet_dir', none)) -}}
 {%- endmacro %}
