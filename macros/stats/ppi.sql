@@ -231,14 +231,15 @@
 {%- endmacro %}
 
 {#- The corrected shares of a correction model, from one relation of per-unit indicators to one row per cell
-    (docs/CORRECTION.md): `indicators` holds a column model, the cell_keys, is_hand_labeled, the indicators
-    f_a, f_b (machine) and y_a, y_b (hand), and unit_count (how many units share the row's values). A cell is model x cell_keys, plus the same over every model
-    (model = var all_models_label); its pool is the cell_keys summed over every model (so the 'All' cell is its own
-    pool). The rectifier comes from the cell or the pool by ppi_cell_or_pool_columns(); only cells whose pool has a
-    hand label get a row; estimates are null where the chosen source has fewer than var ppi_min_hand_labeled
-    hand-labeled units. Emits one query with the columns model, cell_keys, rectifier_source, lam, unlabeled_n,
-    hand_labeled_n, corrected_share, corrected_share_ci_lower, corrected_share_ci_upper,
-    corrected_share_variance. Nested selects, not CTEs, so that the caller keeps its own CTEs. -#}
+    (docs/CORRECTION.md): `indicators` holds a column model, the cell_keys, is_hand_labeled, the indicators f_a, f_b
+    (machine) and y_a, y_b (hand), and unit_count (how many units share the row's values). A cell is model x
+    cell_keys, plus the same over every model (model = var all_models_label); its pool is the cell_keys summed over
+    every model (so the 'All' cell is its own pool). The rectifier comes from the cell or the pool by
+    ppi_cell_or_pool_columns(); only cells whose pool has a hand label get a row; estimates are null where the chosen
+    source has fewer than var ppi_min_hand_labeled hand-labeled units. Emits one query with the columns model,
+    cell_keys, rectifier_source, lam, unlabeled_n, hand_labeled_n, corrected_share, corrected_share_ci_lower,
+    corrected_share_ci_upper, corrected_share_variance. Nested selects, not CTEs, so that the caller keeps its own
+    CTEs. -#}
 {% macro ppi_corrected_shares(indicators, cell_keys) -%}
     {%- set keys = cell_keys | join(', ') -%}
     {%- set all_models = "cast('" ~ var('all_models_label') ~ "' as string) as model" -%}
