@@ -1,6 +1,7 @@
 """When the incremental layer must be rebuilt in full (ingest/lfh/build/fingerprint.py), on a copy of the project's
-files: each var, seed, lexicon and SQL change is a reason, with a message naming it; a marts-only var, a
-description or a unit test's change is not; the unit tests' own digest follows every file and var they read."""
+files: each var, seed, lexicon, SQL, dbt_project.yml, YAML config and engine version change is a reason, with a
+message naming it, and lfh build's plan turns it into a full rebuild; a marts-only var, a description, a comment or a
+unit test's change is not; the unit tests' own digest follows every file and var they read."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from lfh.build import fingerprint
 from lfh.build.fingerprint import current_fingerprint, differences, unit_tests_unchanged
 from lfh.paths import project_root
 
@@ -83,3 +85,82 @@ def test_a_yml_edit_reruns_the_unit_tests_only(project: Path, connection: duckdb
     after = current_fingerprint(connection, {}, project)
     assert differences(before, after) == []
     assert not unit_tests_unchanged(before, after)
+
+
+def test_a_seed_column_type_in_yaml_is_a_reason(project: Path, connection: duckdb.DuckDBPyConnection) -> None:
+    """A seed's column_types decide its values (e.g. a code read as a number loses its leading zeros)."""
+    before = current_fingerprint(connection, {}, project)
+    properties = project / "seeds" / "_seeds.yml"
+    text = properties.read_text(encoding="utf-8")
+    assert "        total_employed_thousands: bigint\n" in text
+    properties.write_text(text.replace("        total_employed_thousands: bigint\n",
+                                       "        total_employed_thousands: double\n"), encoding="utf-8")
+    after = current_fingerprint(connection, {}, project)
+    assert differences(before, after) == ["a model, seed or source config in the YAML files changed"]
+
+
+def test_a_model_config_in_yaml_is_a_reason_a_description_is_not(project: Path,
+                                                                 connection: duckdb.DuckDBPyConnection) -> None:
+    before = current_fingerprint(connection, {}, project)
+    properties = project / "models" / "intermediate" / "cleaning" / "_int_cleaning__models.yml"
+    text = properties.read_text(encoding="utf-8")
+    described = text.replace('description: "A story to rebuild."', 'description: "A story to rebuild (edited)."')
+    assert described != text
+    properties.write_text(described, encoding="utf-8")
+    assert differences(before, current_fingerprint(connection, {}, project)) == []
+    configured = described.replace("  - name: int_stories_changed\n",
+                                   "  - name: int_stories_changed\n    config:\n      materialized: view\n")
+    assert configured != described
+    properties.write_text(configured, encoding="utf-8")
+    assert differences(before, current_fingerprint(connection, {}, project)) == [
+        "a model, seed or source config in the YAML files changed"]
+
+
+def test_dbt_project_config_is_a_reason_its_comments_are_not(project: Path,
+                                                             connection: duckdb.DuckDBPyConnection) -> None:
+    before = current_fingerprint(connection, {}, project)
+    append(project / "dbt_project.yml", "\n# a comment\n")
+    assert differences(before, current_fingerprint(connection, {}, project)) == []
+    settings = project / "dbt_project.yml"
+    text = settings.read_text(encoding="utf-8")
+    edited = text.replace("      +schema: intermediate\n      +materialized: table\n",
+                          "      +schema: intermediate\n      +materialized: view\n")
+    assert edited != text
+    settings.write_text(edited, encoding="utf-8")
+    assert differences(before, current_fingerprint(connection, {}, project)) == [
+        "dbt_project.yml (besides its vars) changed"]
+
+
+@pytest.mark.parametrize("package", ["duckdb", "dbt-core", "dbt-duckdb"])
+def test_an_engine_upgrade_is_a_reason(project: Path, connection: duckdb.DuckDBPyConnection,
+                                       monkeypatch: pytest.MonkeyPatch, package: str) -> None:
+    """A new DuckDB, dbt-core or adapter may compute a function differently: stories built before are rebuilt."""
+    before = current_fingerprint(connection, {}, project)
+    installed = fingerprint.engine_versions()
+    assert set(installed) == {"duckdb", "dbt-core", "dbt-duckdb"} and "absent" not in installed.values()
+    monkeypatch.setattr(fingerprint, "engine_versions", lambda: {**installed, package: "99.0.0"})
+    after = current_fingerprint(connection, {}, project)
+    assert differences(before, after) == [f"{package} {installed[package]} -> 99.0.0"]
+
+
+def test_each_reason_is_printed_and_forces_the_full_rebuild(project: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """lfh build's plan: a changed part passes --full-refresh and says why (the dbt run itself is not needed)."""
+    from lfh.build import dbt as build_dbt
+
+    db_path = tmp_path / "lfh.duckdb"
+    monkeypatch.setattr(build_dbt, "check_ready", lambda *_args, **_kwargs: None)
+    monkeypatch.setattr(fingerprint, "project_root", lambda: project)
+    with duckdb.connect(str(db_path)) as connection:
+        fingerprint.store_fingerprint(connection, current_fingerprint(connection, {}, project))
+    messages: list[str] = []
+    _current, _stored, full_refresh, _loads = build_dbt._plan_duckdb_build(db_path, {}, False, None, messages.append)
+    assert not full_refresh and messages == [
+        "incremental build: only stories loaded since the last build are processed"]
+    with duckdb.connect(str(db_path)) as connection:
+        fingerprint.store_fingerprint(connection, current_fingerprint(connection, {}, project))
+    installed = fingerprint.engine_versions()
+    monkeypatch.setattr(fingerprint, "engine_versions", lambda: {**installed, "duckdb": "0.0.1"})
+    messages.clear()
+    _current, _stored, full_refresh, _loads = build_dbt._plan_duckdb_build(db_path, {}, False, None, messages.append)
+    assert full_refresh and messages == [f"full rebuild: duckdb {installed['duckdb']} -> 0.0.1"]

@@ -1,24 +1,34 @@
 """When the incremental layer must be rebuilt in full: a fingerprint of everything that changes rows of stories
 already built — the vars (except those configs/build_vars.toml marks marts_only), the seeds' contents, the
-lexicon tables' contents and the SQL of models and macros. It is stored in the warehouse (meta.build_fingerprint) after
-a complete build and cleared before each build starts, so a build that fails or stops half way is followed by a
-full one. `lfh build` compares it before running dbt and passes --full-refresh when anything differs.
+lexicon tables' contents, the SQL of models and macros, dbt_project.yml (but its vars, compared one by one above),
+the configs in the YAML of models, seeds and sources (what is left of each file without descriptions, tests,
+unit tests and docs: materializations, column types, contracts, source tables...) and the versions of the engine
+(DuckDB, dbt-core, dbt-duckdb), whose upgrade may compute a function differently. It is stored in the warehouse
+(meta.build_fingerprint) after a complete build and cleared before each build starts, so a build that fails or
+stops half way is followed by a full one. `lfh build` compares it before running dbt and passes --full-refresh
+when anything differs.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import yaml
 
 from lfh.build.vars import var_rules
 from lfh.paths import project_root
 
 LEXICON_TABLES = ("census_first_names", "wikipedia_first_names", "custom_first_names")
 UNIT_TESTS = "unit_tests"  # a part kept beside the others, never a reason for a full rebuild (differences skips it)
+ENGINE_PACKAGES = ("duckdb", "dbt-core", "dbt-duckdb")
+# YAML keys that cannot change a row: documentation and tests. Everything else in a properties file counts.
+ROW_NEUTRAL_KEYS = frozenset({"description", "data_tests", "tests", "unit_tests", "meta", "docs", "doc_blocks",
+                              "exposures", "macros", "version", "label"})
 
 
 def _files_digest(root: Path, patterns: list[tuple[str, str]]) -> str:
@@ -62,8 +72,53 @@ def current_fingerprint(connection: duckdb.DuckDBPyConnection, dbt_vars: dict[st
         "seeds": _files_digest(root, [("seeds", "*.csv")]),
         "lexicon": _lexicon_contents(connection, parquet_dir),
         "code": _files_digest(root, [("models", "*.sql"), ("macros", "*.sql")]),
+        "project": _project_digest(root),
+        "config": _config_digest(root),
+        "engine": engine_versions(),
         UNIT_TESTS: unit_tests_digest(dbt_vars, root),
     }
+
+
+def engine_versions() -> dict[str, str]:
+    """The installed versions of the engine packages (the dbt that `lfh build` runs is this environment's)."""
+    versions = {}
+    for package in ENGINE_PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "absent"
+    return versions
+
+
+def _without_row_neutral(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_row_neutral(item) for key, item in value.items() if key not in ROW_NEUTRAL_KEYS}
+    if isinstance(value, list):
+        return [_without_row_neutral(item) for item in value]
+    return value
+
+
+def _yaml_digest(document: Any) -> str:
+    text = json.dumps(_without_row_neutral(document), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _project_digest(root: Path) -> str:
+    """dbt_project.yml without its vars (each var is compared by name and value) and without comments."""
+    document = yaml.safe_load((root / "dbt_project.yml").read_text(encoding="utf-8")) or {}
+    return _yaml_digest({key: value for key, value in document.items() if key != "vars"})
+
+
+def _config_digest(root: Path) -> str:
+    """The properties files of models, seeds and sources, as parsed YAML (comments and layout do not count) less
+    descriptions, tests and docs: configs, column types and contracts, source schemas and tables."""
+    digest = hashlib.sha256()
+    for folder in ("models", "seeds"):
+        for pattern in ("*.yml", "*.yaml"):
+            for path in sorted((root / folder).rglob(pattern)):
+                document = yaml.safe_load(path.read_text(encoding="utf-8"))
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + _yaml_digest(document).encode())
+    return digest.hexdigest()[:16]
 
 
 def unit_tests_digest(dbt_vars: dict[str, Any], root: Path | None = None) -> str:
@@ -110,6 +165,11 @@ def differences(stored: dict[str, Any] | None, current: dict[str, Any]) -> list[
         if old_vars.get(name) != new_vars.get(name):
             changed.append(f"var {name}: {json.dumps(old_vars.get(name))} -> {json.dumps(new_vars.get(name))}")
     labels = {"seeds": "the seeds (seeds/*.csv)", "lexicon": "the lexicon (lfh lexicon)",
-              "code": "the models' or macros' SQL"}
+              "code": "the models' or macros' SQL", "project": "dbt_project.yml (besides its vars)",
+              "config": "a model, seed or source config in the YAML files"}
     changed += [f"{label} changed" for key, label in labels.items() if stored.get(key) != current[key]]
+    old_engine, new_engine = stored.get("engine") or {}, current["engine"]
+    for package in sorted(set(old_engine) | set(new_engine)):
+        if old_engine.get(package) != new_engine.get(package):
+            changed.append(f"{package} {old_engine.get(package, 'unknown')} -> {new_engine.get(package, 'absent')}")
     return changed
