@@ -26,6 +26,7 @@ from lfh.build.fingerprint import (
 )
 from lfh.build.lock import stale_note, warehouse_lock
 from lfh.build.runner import dbt_executable, run_dbt_process
+from lfh.build.state import loads_present, record_build
 from lfh.errors import BuildError
 from lfh.paths import database_path, parquet_landing_dir, spark_dir
 
@@ -80,9 +81,10 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
         if note:
             say(note)
         current = stored = None
+        loads: list[str] = []
         if target == "duckdb":
-            current, stored, full_refresh = _plan_duckdb_build(target_db, dbt_vars or {}, full_refresh, parquet_dir,
-                                                               say)
+            current, stored, full_refresh, loads = _plan_duckdb_build(target_db, dbt_vars or {}, full_refresh,
+                                                                      parquet_dir, say)
         selector = ["--select", selection] if selection else []
         refresh = ["--full-refresh"] if full_refresh else []
         # the unit tests passed at the last complete build on this very project and vars, and the seeds' tables
@@ -108,14 +110,17 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
             current = {**current, UNIT_TESTS: None}  # they never passed on this project: run them next time
         if current is not None and not selection:  # a partial build leaves the fingerprint cleared: next is full
             with duckdb.connect(str(target_db)) as connection:
+                connection.begin()  # the bookkeeping and the fingerprint: both or neither
+                record_build(connection, loads, full_refresh)
                 store_fingerprint(connection, current)
+                connection.commit()
     return summary
 
 
 def _plan_duckdb_build(target_db: Path, dbt_vars: dict, full_refresh: bool, parquet_dir: Path | None,
-                       say: Callable[[str], None]) -> tuple[dict, dict | None, bool]:
+                       say: Callable[[str], None]) -> tuple[dict, dict | None, bool, list[str]]:
     """Check the warehouse is ready, compare the fingerprint, clear it; (the fingerprint to store after a complete
-    build, the last complete build's, whether the build must be a full refresh)."""
+    build, the last complete build's, whether the build must be a full refresh, the loads present before dbt runs)."""
     problem = check_ready(target_db, stories_landed_in=parquet_dir)
     if problem:
         raise BuildError(problem)
@@ -123,13 +128,14 @@ def _plan_duckdb_build(target_db: Path, dbt_vars: dict, full_refresh: bool, parq
         current = current_fingerprint(connection, dbt_vars, parquet_dir=parquet_dir)
         stored = stored_fingerprint(connection)
         changed = differences(stored, current)
+        loads = loads_present(connection, parquet_dir)
         clear_fingerprint(connection)  # a build that stops half way is followed by a full one
     if changed and not full_refresh:
         say("full rebuild: " + "; ".join(changed))
         full_refresh = True
     elif not changed and not full_refresh:
         say("incremental build: only stories loaded since the last build are processed")
-    return current, stored, full_refresh
+    return current, stored, full_refresh, loads
 
 
 def raw_parquet_vars(directory: Path) -> dict[str, object]:

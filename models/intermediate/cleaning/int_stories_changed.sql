@@ -1,14 +1,18 @@
 -- The stories the incremental layer rebuilds in this run (issue 12): every story on a full build; otherwise those
--- that are new or got rows loaded since the last build (a new labeling run may change which run counts). A story's
--- version is the last load of its story row or any of its label responses; int_stories_built holds the versions
--- built last time. It is read by name, not ref(): it is written at the END of the build, after every model that
--- reads this one, so this table always compares against the previous, completed build.
--- Only stories with a row from a load that build did not see (int_loads_built: load ids, not clock times) can have
+-- that are new or got rows loaded since the last complete build (a new labeling run may change which run counts).
+-- A story's version is the last load of its story row or any of its label responses. What the last complete build
+-- held is not a model: `lfh build` writes it (meta.stories_built, meta.loads_built) with the fingerprint after the
+-- build succeeded (ingest/lfh/build/state.py), and this model reads it as the source build_state. A build run
+-- outside `lfh build` leaves it unchanged, so the next one rebuilds a superset of the changed stories: still exact.
+-- Only stories with a row from a load that build did not see (loads_built: load ids, not clock times) can have
 -- a new version, so the versions are computed for those stories alone, not for the whole corpus.
-{%- set built = adapter.get_relation(database=this.database, schema=this.schema, identifier='int_stories_built') %}
-{%- set loads_built = adapter.get_relation(database=this.database, schema=this.schema, identifier='int_loads_built') %}
+-- Reads raw.stories and raw.label_responses directly (allowed in tests/test_layers.py): the versions are the raw
+-- rows' load times, before staging's parsing.
+{%- set stories_built = source('build_state', 'stories_built') %}  {#- unconditional: records the lineage #}
+{%- set loads_built = source('build_state', 'loads_built') %}
+{%- set built = build_state_relation(stories_built) %}
 {%- set incremental = built is not none and not flags.FULL_REFRESH %}
-{%- set by_load = incremental and loads_built is not none %}
+{%- set by_load = incremental and build_state_relation(loads_built) is not none %}
 with
 
 {% if by_load -%}
@@ -64,7 +68,7 @@ versions as (
 select versions.story_id, versions.last_loaded_at
 from versions
 {%- if incremental %}
-left join {{ built }} as built
+left join {{ stories_built }} as built
     on versions.story_id = built.story_id
 where built.story_id is null
     or versions.last_loaded_at is distinct from built.last_loaded_at

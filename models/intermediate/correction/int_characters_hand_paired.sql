@@ -1,11 +1,12 @@
--- Every character of fct_characters beside its hand label where one exists (METHOD.md §9, docs/CORRECTION.md):
--- the units of the correction. The hand gender is read from int_hand_labels_paired (one hand label per story
--- and role); a hand label whose gender the project cannot code ('unmapped') counts as no hand label.
+-- Every character (int_characters_joined: the rows of fct_characters) beside its hand label where one exists
+-- (METHOD.md §9, docs/CORRECTION.md): the units of the correction. The hand gender is read from
+-- int_hand_labels_paired (one hand label per story and role); a hand label whose gender the project cannot
+-- code ('unmapped') counts as no hand label.
 with
 
 characters as (
     select story_id, role, model, domain, condition, prompt_id, role_text, gender
-    from {{ ref('fct_characters') }}
+    from {{ ref('int_characters_joined') }}
 ),
 
 hand_labels as (

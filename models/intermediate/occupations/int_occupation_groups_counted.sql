@@ -13,7 +13,7 @@ with characters as (
         {%- for race in measure_race_codes() %}
         {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
         {%- endfor %}
-    from {{ ref('fct_characters') }}
+    from {{ ref('int_characters_joined') }}  -- not fct_characters: no model reads a mart (tests/test_layers.py)
     where domain = 'labor' and role = 'subject'
 
 ),
