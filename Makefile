@@ -1,10 +1,12 @@
-# The two commands of the README. Both start from a fresh clone: they create .venv and install the lock.
+# The README's commands. Each starts from a fresh clone: it creates .venv and installs the lock.
+#   make check   the developer's loop: ruff, sqlfluff and every fast test (tests/tiers.py); no root, no apt
+#   make test    the full suite, CI's command (.ci/run): installs the system packages the slow tests drive
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system-deps demo test lint sqllint sqlfix bench clean
+.PHONY: setup system-deps demo check test lint sqllint sqlfix bench clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -25,10 +27,21 @@ system-deps:
 	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
 	@command -v java >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
 
+# Parallel workers (pytest-xdist), one per core by default. Each test module runs on one worker (--dist loadscope:
+# its module fixtures, e.g. a built warehouse, are built once), in the order tests/tiers.py gives (the Spark
+# build first, beside everything else on the other worker).
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder
+
+check: setup
+	$(BIN)/ruff check ingest tests bench
+	$(MAKE) sqllint
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_PARALLEL) -q
+
 test: setup system-deps
 	$(BIN)/ruff check ingest tests bench
 	$(MAKE) sqllint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) --durations=30
 
 # sqlfluff with the dbt templater compiles the project; it gets a scratch DuckDB file so that it never opens the
 # warehouse. `make sqlfix` applies the fixable rules (run it after merging SQL changes).

@@ -169,6 +169,7 @@ def test_out_of_memory_says_how_to_raise_the_limit(ready_warehouse: Path, fake_d
     assert "LFH_MEMORY_LIMIT=512MiB" in result.stderr and "LFH_MEMORY_LIMIT=8GiB" in result.stderr
 
 
+@pytest.mark.slow  # real dbt
 def test_a_real_build_over_its_memory_limit_stops_with_the_limit_and_how_to_raise_it(tmp_path: Path,
                                                                                      shared_data: Path) -> None:
     """Real dbt and DuckDB, not the stand-in: the study's audit sample (1,001 stories, long label responses) under a
@@ -195,6 +196,7 @@ def test_unreadable_memory_limit_is_refused(ready_warehouse: Path, fake_dbt: Pat
     assert calls(fake_dbt) == []
 
 
+@pytest.mark.slow  # real dbt
 def test_dbt_gets_the_memory_limit_and_a_spill_folder_beside_the_warehouse(ready_warehouse: Path) -> None:
     """The real profile: DuckDB's settings inside dbt are the limit and <warehouse>.tmp."""
     from lfh.build.dbt import run_dbt

@@ -16,6 +16,8 @@ from conftest import SHARED_DATA
 from lfh.build.dbt import run_dbt
 from lfh.cli import main
 
+pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
+
 # (domain, role) -> (characters with a hand label, accuracy with METHOD.md's rules), from the issue
 EXPECTED_ACCURACY = {
     ("labor", "subject"): (334, 0.823),

@@ -15,6 +15,8 @@ from click.testing import CliRunner
 from lfh.build.dbt import run_dbt
 from lfh.cli import main
 
+pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
+
 ARTS = "Write a story, 100 words or less, of an American student who excels in arts class."
 MENTOR = "Write a story, 100 words or less, of an American CEO who mentors a new employee."
 SHOPPING = "Write a story, 100 words or less, of two American friends who go shopping together."

@@ -17,6 +17,8 @@ from lfh.build.correction_check import CellCoverage, report_lines, run_splits, s
 from lfh.build.dbt import run_dbt
 from lfh.cli import main
 
+pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
+
 SPLITS = 100
 LABELED_FRACTION = 0.3
 # The validation needs a labeler that is wrong in a systematic way: METHOD §4.4's rule (`study`) is, on this audit

@@ -18,6 +18,8 @@ from conftest import SHARED_DATA
 from lfh.build.dbt import run_dbt
 from lfh.cli import main
 
+pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
+
 LOWERED = {"ppi_min_hand_labeled": 10, "ppi_cell_min_hand_labeled": 10}
 CORRECTED = ("hand_labeled_n", "corrected_share", "corrected_share_ci_lower", "corrected_share_ci_upper",
              "corrected_ratio", "corrected_ci_lower", "corrected_ci_upper", "correction_source")

@@ -17,6 +17,8 @@ from scipy.stats import norm
 
 from lfh.build.correction_check import UNITS, compiled_correction_sql
 
+pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
+
 ppi_py = pytest.importorskip("ppi_py")
 
 Z = 1.96

@@ -17,6 +17,13 @@ def project_root() -> Path:
     return Path.cwd()
 
 
+def dbt_target_dir() -> Path:
+    """Where dbt writes manifest.json and run_results.json: $DBT_TARGET_PATH (dbt's own variable, relative to the
+    project) when set, else target/ of the project."""
+    configured = os.environ.get("DBT_TARGET_PATH")
+    return (project_root() / configured).resolve() if configured else project_root() / "target"
+
+
 def seeds_dir() -> Path:
     return project_root() / "seeds"
 

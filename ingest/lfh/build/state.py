@@ -43,7 +43,7 @@ def loads_present(connection: duckdb.DuckDBPyConnection, parquet_dir: Path | Non
             continue
         try:
             loads.update(row[0] for row in connection.execute(f"select distinct load_id from {relation}").fetchall())
-        except duckdb.CatalogException:
+        except (duckdb.CatalogException, duckdb.BinderException):  # no such table, or one without load ids
             continue
     return sorted(load for load in loads if load is not None)
 

@@ -15,7 +15,7 @@ from lfh.build.dbt import build_warehouse
 from lfh.cli.command import command
 from lfh.landing.ingest import ingest_paths
 from lfh.lexicon.load import build_lexicon
-from lfh.paths import database_path, project_root, reports_dir_for
+from lfh.paths import database_path, dbt_target_dir, reports_dir_for
 from lfh.report.write import write_report
 from lfh.serve.publish import default_destination, publish_marts
 from lfh.simulate.config import load_config
@@ -123,7 +123,7 @@ def demo(stories_per_prompt: int | None, landing: Path | None, reports_dir: Path
 
     if with_publish:
         publication = _step("publish: read-only copy of the marts for BI tools",
-                            lambda: publish_marts(db_path, default_destination(), project_root() / "target"))
+                            lambda: publish_marts(db_path, default_destination(), dbt_target_dir()))
         click.echo(f"    published {len(publication.manifest['marts'])} marts to {publication.destination}")
 
     click.secho(f"\nDone in {time.perf_counter() - started:.0f}s. The data are SIMULATED: the planted biases are "

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from lfh.cli.command import command
-from lfh.paths import database_path, parquet_landing_dir, project_root, spark_dir
+from lfh.paths import database_path, dbt_target_dir, parquet_landing_dir, spark_dir
 from lfh.serve.publish import ROOT_NOTE, default_destination, publish_marts
 
 
@@ -16,7 +16,8 @@ from lfh.serve.publish import ROOT_NOTE, default_destination, publish_marts
 @click.option("--to", "destination", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Folder to publish into (default: warehouse/published beside the warehouse).")
 @click.option("--target-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="dbt target folder whose manifest.json / run_results.json describe the run (default: target/).")
+              help="dbt target folder whose manifest.json / run_results.json describe the run "
+                   "(default: $DBT_TARGET_PATH, else target/).")
 @click.option("--keep", type=click.IntRange(min=2), default=3, show_default=True,
               help="Publications kept on disk (older ones are deleted; readers holding them keep reading).")
 @click.option("--postgres", "postgres_dsn", default=None, metavar="DSN",
@@ -36,7 +37,7 @@ def publish(destination: Path | None, target_dir: Path | None, keep: int, postgr
             reader_role: str, password_env: str, target: str = "duckdb", parquet_dir: Path | None = None) -> None:
     """Publish a read-only copy of the marts for BI tools: marts.duckdb, parquet/<mart>.parquet, manifest.json."""
     destination = destination or default_destination()
-    target_dir = target_dir or project_root() / "target"
+    target_dir = target_dir or dbt_target_dir()
     reader_password = None
     if postgres_dsn is not None:
         reader_password = os.environ.get(password_env)

@@ -1,0 +1,78 @@
+"""The two test tiers, as a pytest plugin (loaded by tests/conftest.py).
+
+- slow: `@pytest.mark.slow` on the test, or `pytestmark = pytest.mark.slow` in its module: builds the dbt project,
+  runs a subprocess pipeline or a real engine (Spark, PostgreSQL, Chromium). Run by `make test` only.
+- fast: every other test. `make check` runs them all (`pytest -m "not slow"`), so each must stay fast: a fast
+  test whose setup and call together take longer than the budget FAILS, naming the budget and what to do.
+  The budget is generous (this machine is shared: timings vary threefold with the load) and can be set with
+  LFH_FAST_TEST_BUDGET or --fast-test-budget (seconds). A module-scoped fixture is charged to the first test
+  that uses it.
+
+Every test is in exactly one tier by construction (the marker is there or not); this check keeps the fast tier
+honest. tests/test_tiers.py shows it failing a slow unmarked test and passing the same test marked slow.
+
+Order: the slowest modules first (SLOW_FIRST), so that under `pytest -n 2 --dist loadscope --no-loadscope-reorder`
+(make test) the Spark build starts at once on one worker while the other works through the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+BUDGET_ENV_VAR = "LFH_FAST_TEST_BUDGET"
+DEFAULT_BUDGET_SECONDS = 30.0
+SLOW_MARKER = "slow"
+# Modules scheduled first, longest first (pytest --durations on this machine). Everything else keeps its order.
+SLOW_FIRST = ("test_spark.py", "test_sql_style.py")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fast-test-budget", type=float, default=None,
+                     help=f"seconds a fast-tier test may take (default ${BUDGET_ENV_VAR}, "
+                          f"else {DEFAULT_BUDGET_SECONDS:g})")
+
+
+def budget_seconds(config: pytest.Config) -> float:
+    given = config.getoption("--fast-test-budget", default=None)
+    return float(given if given is not None else os.environ.get(BUDGET_ENV_VAR, DEFAULT_BUDGET_SECONDS))
+
+
+def is_slow(item: pytest.Item) -> bool:
+    return item.get_closest_marker(SLOW_MARKER) is not None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{SLOW_MARKER}: the slow tier (make test only): builds the dbt project, runs a "
+                            "subprocess pipeline or a real engine")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return SLOW_FIRST.index(name) if name in SLOW_FIRST else len(SLOW_FIRST)
+
+    items.sort(key=rank)  # stable: the rest keep their collection order
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "setup":
+        item.stash[_setup_seconds] = report.duration
+        return
+    if report.when != "call" or not report.passed or is_slow(item):
+        return
+    spent = item.stash.get(_setup_seconds, 0.0) + report.duration
+    budget = budget_seconds(item.config)
+    if spent > budget:
+        report.outcome = "failed"
+        report.longrepr = (f"fast-tier test took {spent:.1f} s (setup and call), over the fast tier's budget of "
+                           f"{budget:g} s ({BUDGET_ENV_VAR}): make it smaller, or mark it "
+                           f"@pytest.mark.slow so that only `make test` runs it (tests/tiers.py)")
+
+
+_setup_seconds = pytest.StashKey[float]()
