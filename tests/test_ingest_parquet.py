@@ -14,6 +14,8 @@ from fixtures_ingest import label_records, story_records, write_jsonl
 from lfh.cli.ingest import ingest
 from lfh.landing.ingest import ingest_paths
 from lfh.landing.parquet_sink import ParquetSink, ParquetSinkError
+from lfh.lexicon.load import TABLE_COLUMNS as LEXICON_TABLES
+from lfh.lexicon.load import write_tables
 from lfh.lexicon.parquet import write_tables_parquet
 
 TABLE_COLUMNS = "select * exclude (source_file, loaded_at, load_id) from {relation} order by all"
@@ -95,7 +97,7 @@ def test_the_lexicon_waits_for_no_one_writing_the_same_folder(tmp_path: Path) ->
     while an ingest holds it, written once it is free."""
     folder = tmp_path / "raw_parquet"
     with ParquetSink(folder), pytest.raises(ParquetSinkError, match="being written by another"):
-        write_tables_parquet(folder, [], [])
+        write_tables_parquet(folder, [], [], write_tables, LEXICON_TABLES)
     assert not (folder / "census_first_names").exists()
-    write_tables_parquet(folder, [], [])
+    write_tables_parquet(folder, [], [], write_tables, LEXICON_TABLES)
     assert any((folder / "census_first_names").glob("*.parquet"))

@@ -214,7 +214,8 @@ def build_lexicon(with_census: bool = True, with_wikipedia: bool = True, custom_
     except (pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:
         raise LexiconError(str(exc)) from exc
     if parquet_dir is not None:
-        write_tables_parquet(parquet_dir, built, ["custom_first_names"] if clear_custom else [])
+        write_tables_parquet(parquet_dir, built, ["custom_first_names"] if clear_custom else [], write_tables,
+                             TABLE_COLUMNS)
         return built
     with warehouse_lock(database_path(), "write the lexicon"):  # never rewrites the lexicon mid-build
         connection = connect()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import duckdb
@@ -16,16 +17,18 @@ import duckdb
 from lfh.landing.parquet_sink import ParquetSink, write_part_atomically
 
 
-def write_tables_parquet(directory: Path, built: list, clear: list[str]) -> None:
-    """Replace the built tables' folders and empty the cleared ones (a folder holding one empty, typed file)."""
-    from lfh.lexicon.load import TABLE_COLUMNS, write_tables  # load imports this module for its CLI
-
+def write_tables_parquet(directory: Path, built: list, clear: list[str],
+                         write: Callable[[duckdb.DuckDBPyConnection, list, list[str]], None],
+                         tables: Iterable[str]) -> None:
+    """Replace the built tables' folders and empty the cleared ones (a folder holding one empty, typed file).
+    write and tables: lexicon.load's write_tables and table names, passed in (load imports this module, not the
+    other way round)."""
     connection = duckdb.connect()
     try:
-        write_tables(connection, built, clear)
+        write(connection, built, clear)
         with ParquetSink(directory) as sink:
             # the folders of tables never built get their typed empty file, so every engine sees all three
-            missing = [table for table in TABLE_COLUMNS if not (sink.directory / table).is_dir()]
+            missing = [table for table in tables if not (sink.directory / table).is_dir()]
             for table in dict.fromkeys([item.table for item in built] + list(clear) + missing):
                 rows = connection.execute(f"select * from raw.{table}").to_arrow_table()
                 _swap_in(sink.directory, table, rows)
