@@ -348,3 +348,18 @@ def test_duckdb_build_reads_landed_parquet_without_ingested_stories(landed_parqu
     arguments = calls(fake_dbt)[-1]
     assert arguments[arguments.index("--target") + 1] == "duckdb"
     assert json.loads(arguments[arguments.index("--vars") + 1])["raw_parquet_dir"] == str(landed_parquet)
+
+
+def test_the_help_and_readme_state_the_memory_default_of_the_code() -> None:
+    """lfh build --help writes the default from lfh.build.memory's constants; the README must say the same."""
+    from click.testing import CliRunner
+
+    from lfh.build import memory
+    from lfh.cli import main
+
+    shown = " ".join(CliRunner().invoke(main, ["build", "--help"]).output.split())
+    assert f"default {memory.default_limit_text()})" in shown
+    cap, floor = memory.DEFAULT_CAP_MIB / 1024, memory.DEFAULT_FLOOR_MIB / 1024
+    assert f"{floor:g}-{cap:g} GiB" in shown and "1/8 of this machine" in shown
+    readme = " ".join((project_root() / "README.md").read_text(encoding="utf-8").split())
+    assert f"{floor:g}–{cap:g} GiB" in readme, "README's memory default differs from lfh.build.memory"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from fractions import Fraction
 
 from lfh.errors import ConfigError
 
@@ -32,6 +33,14 @@ class MemoryLimitError(ConfigError):
 
 def physical_memory_bytes() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def default_limit_text() -> str:
+    """The default in words, from the constants below it (lfh build --help shows it): "1/8 of this machine's
+    memory, 1-2.5 GiB"."""
+    share = Fraction(DEFAULT_SHARE).limit_denominator(64)
+    return (f"{share.numerator}/{share.denominator} of this machine's memory, "
+            f"{DEFAULT_FLOOR_MIB / 1024:g}-{DEFAULT_CAP_MIB / 1024:g} GiB")
 
 
 def default_memory_limit() -> str:

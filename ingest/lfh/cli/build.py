@@ -8,15 +8,21 @@ from pathlib import Path
 import click
 
 from lfh.build.dbt import TARGETS, build_warehouse
-from lfh.build.memory import memory_limit
+from lfh.build.memory import default_limit_text, memory_limit
 from lfh.build.runner import BuildInterrupted
 from lfh.build.vars import validate_vars
 from lfh.cli.command import command
 from lfh.errors import ConfigError
 from lfh.paths import database_path, spark_dir
 
+BUILD_HELP = f"""Build every table with dbt (seeds, models, tests) in the warehouse.
 
-@command()
+    Memory: DuckDB works under LFH_MEMORY_LIMIT (default {default_limit_text()}) and spills to
+    <warehouse>.tmp/ beyond it; Spark's driver under LFH_SPARK_DRIVER_MEMORY (default 2g).
+    """
+
+
+@command(help=BUILD_HELP)
 @click.option("--select", "-s", "selection", default=None, help="dbt node selection, e.g. marts or +fct_characters")
 @click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
               help="Override a dbt var, e.g. --var vote_threshold=0.6 (repeatable; checked against "
@@ -31,11 +37,7 @@ from lfh.paths import database_path, spark_dir
                    "Spark: $LFH_PARQUET_DIR or warehouse/raw_parquet; on DuckDB: the warehouse's own raw tables.")
 def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, full_refresh: bool, target: str,
           parquet_dir: Path | None) -> None:
-    """Build every table with dbt (seeds, models, tests) in the warehouse.
-
-    Memory: DuckDB works under LFH_MEMORY_LIMIT (default 1/8 of this machine's memory, 1-3 GiB) and spills to
-    <warehouse>.tmp/ beyond it; Spark's driver under LFH_SPARK_DRIVER_MEMORY (default 2g).
-    """
+    # the help text is BUILD_HELP: its memory default is written from lfh.build.memory's constants
     started = time.perf_counter()
     try:
         dbt_vars = validate_vars(list(variables))
