@@ -16,8 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from lfh.build.lock import WarehouseBusy, lock_path, warehouse_lock
 from lfh.build.vars import BuildVarError, validate_vars, var_rules
+from lfh.lock import WarehouseBusy, lock_path, warehouse_lock
 from lfh.paths import project_root
 
 LFH = str(Path(sys.executable).parent / "lfh")
@@ -289,7 +289,7 @@ def test_lock_is_reentrant_in_one_process_and_exclusive_across(tmp_path: Path) -
     db = tmp_path / "w.duckdb"
     with warehouse_lock(db, "outer"), warehouse_lock(db, "inner"):
         other = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
-                                "from lfh.build.lock import warehouse_lock\n"
+                                "from lfh.lock import warehouse_lock\n"
                                 "with warehouse_lock(Path(sys.argv[1]), 'ingest'): pass", str(db)],
                                capture_output=True, text=True, check=False)
         assert other.returncode != 0 and "WarehouseBusy" in other.stderr and f"pid {os.getpid()}" in other.stderr

@@ -24,10 +24,10 @@ from lfh.build.fingerprint import (
     stored_fingerprint,
     unit_tests_unchanged,
 )
-from lfh.build.lock import stale_note, warehouse_lock
 from lfh.build.runner import dbt_executable, run_dbt_process
 from lfh.build.state import loads_present, record_build
 from lfh.errors import BuildError
+from lfh.lock import stale_note, warehouse_lock
 from lfh.paths import database_path, parquet_landing_dir, spark_dir
 
 __all__ = ["TARGETS", "BuildError", "build_warehouse", "dbt_executable", "raw_parquet_vars", "run_dbt"]

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lfh.build.lock import warehouse_lock
 from lfh.build.memory import MEMORY_ENV_VAR, memory_limit
 from lfh.errors import BuildError
+from lfh.lock import warehouse_lock
 from lfh.paths import DB_ENV_VAR, SPARK_DIR_ENV_VAR, database_path, project_root, spark_dir
 
 DBT_ENV_VAR = "LFH_DBT_EXECUTABLE"  # another dbt (tests use a stand-in that sleeps)

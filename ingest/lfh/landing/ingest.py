@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lfh.build.lock import warehouse_lock
 from lfh.db import connect
 from lfh.landing.discovery import discover_files
 from lfh.landing.duckdb_sink import DuckDBSink
 from lfh.landing.ingest_file import FileResult, ReadOptions, ingest_file, unreadable_path
 from lfh.landing.sink import LandingSink
+from lfh.lock import warehouse_lock
 from lfh.paths import database_path
 
 

@@ -21,7 +21,6 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from lfh.build.lock import warehouse_lock
 from lfh.db import connect
 from lfh.errors import LexiconError
 from lfh.landing.schema import PROVENANCE, ensure_raw_schema
@@ -39,6 +38,7 @@ from lfh.lexicon.wheels import (
     read_member,
 )
 from lfh.lexicon.wikipedia import derive_first_name_shares, persons_frame
+from lfh.lock import warehouse_lock
 from lfh.paths import database_path
 
 CENSUS_SOURCE = ("US Census Bureau, Frequently Occurring First Names in the 2020 Census "

@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from lfh.build.lock import warehouse_lock
+from lfh.lock import warehouse_lock
 from lfh.paths import database_path, project_root
 from lfh.serve.copy import copy_marts, describe_marts, export_parquet
 from lfh.serve.provenance import dbt_provenance
