@@ -1,5 +1,5 @@
-"""No import cycles inside the lfh package, counting imports inside functions too (a lazy import that only hides a
-cycle is still one): two modules that need each other are one module, or share a third."""
+"""The rooms of docs/ARCHITECTURE.md: no import cycles inside the lfh package, counting imports inside functions
+too (a lazy import that only hides a cycle is still one), and no library module writing to the terminal."""
 
 from __future__ import annotations
 
@@ -79,3 +79,37 @@ def test_the_graph_is_read() -> None:
 def test_no_import_cycles() -> None:
     found = cycles(import_graph())
     assert not found, f"import cycles in lfh (each list imports itself round): {found}"
+
+
+# library modules that write to the terminal, and why (only lfh/cli/ talks to the user: docs/ARCHITECTURE.md)
+TERMINAL_WRITERS_ALLOWED = {
+    "lfh.build.accent_fold",  # its __main__ writes the generated macro to stdout (> macros/dialect/accent_fold.sql)
+    "lfh.build.runner",  # rewrites dbt's progress line in place on a terminal, only for an echo the CLI passed
+}
+
+
+def terminal_writers() -> set[str]:
+    writers = set()
+    for path in PACKAGE.rglob("*.py"):
+        name = module_name(path)
+        if name.startswith("lfh.cli"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            called = node.func if isinstance(node, ast.Call) else None
+            if isinstance(called, ast.Name) and called.id == "print":
+                writers.add(name)
+            stream = called.value if isinstance(called, ast.Attribute) and called.attr == "write" else None
+            if isinstance(stream, ast.Attribute) and stream.attr in ("stdout", "stderr"):
+                writers.add(name)
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                if any(module.split(".")[0] in ("rich", "click") for module in modules):
+                    writers.add(name)
+    return writers
+
+
+def test_library_modules_print_nothing() -> None:
+    """Progress and messages go through a callback (echo, a RunReporter) that the CLI renders."""
+    found = terminal_writers()
+    assert found - TERMINAL_WRITERS_ALLOWED == set(), "library modules writing to the terminal (pass a callback)"
+    assert found >= TERMINAL_WRITERS_ALLOWED, "allowed writers that no longer write: remove them from the list"

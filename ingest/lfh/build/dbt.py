@@ -37,15 +37,12 @@ RAW_PARQUET_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "l
                       "census_first_names", "wikipedia_first_names", "custom_first_names")
 
 
-def _print(text: str) -> None:
-    print(text, flush=True)
-
-
 def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | None = None,
             capture: bool = False, echo: Callable[[str], None] | None = None) -> subprocess.CompletedProcess:
-    """Run one dbt command in the project folder with the project-local profile. Raises BuildError on failure."""
+    """Run one dbt command in the project folder with the project-local profile; its progress goes to echo (none:
+    quiet; the library prints nothing). Raises BuildError on failure."""
     target_db = (db_path or database_path()).resolve()
-    outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=None if capture else (echo or _print),
+    outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=None if capture else echo,
                               label=f"dbt {arguments[0]}" if arguments else "dbt")
     if outcome.returncode != 0:
         raise BuildError(f"dbt {' '.join(arguments)} failed on {target_db}: "

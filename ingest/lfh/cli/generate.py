@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from lfh.cli.command import command
+from lfh.cli.llm_progress import RichReporter
 from lfh.llm.generate import UnknownPromptError, generate_stories
 
 
@@ -27,6 +28,6 @@ def generate(models_file: Path, model_names: tuple[str, ...], stories_per_prompt
     """Collect stories: each catalog prompt, exactly as written, N times per model."""
     try:
         generate_stories(models_file, model_names, stories_per_prompt, domains, prompt_ids, out_dir, use_batch,
-                         poll_seconds)
+                         poll_seconds, reporter=RichReporter())
     except UnknownPromptError as exc:
         raise click.BadParameter(str(exc), param_hint="--prompt-id") from exc

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from lfh.cli.command import command
+from lfh.cli.llm_progress import RichReporter
 from lfh.llm.label import label_stories
 from lfh.llm.prompts import PROMPT_VERSION
 
@@ -32,4 +33,4 @@ def label(models_file: Path, labeler: str, samples: int, prompt_version: str | N
           poll_seconds: float) -> None:
     """Label every story not yet labeled under this labeler, prompt version and sample count."""
     label_stories(models_file, labeler, samples, prompt_version, json_mode, out_dir, include_landing, limit, use_batch,
-                  poll_seconds)
+                  poll_seconds, reporter=RichReporter())

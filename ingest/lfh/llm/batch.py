@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import openai
-from rich.console import Console
 
 from lfh.errors import EndpointError, InputError
 from lfh.llm.client import Completion, Failure, Job, RunStats, request_body, scrub
 from lfh.llm.config import ModelConfig, api_key
 from lfh.llm.journal import JournalWriter
+from lfh.llm.reporting import RunReporter
 from lfh.llm.run import failure_record
 
 MAX_REQUESTS_PER_FILE = 50_000
@@ -83,7 +83,7 @@ def _find_created(client: openai.OpenAI, entry: dict[str, Any]) -> str | None:
 
 
 def _recover_unrecorded(client: openai.OpenAI, pending: list[dict[str, Any]], state_path: Path,
-                        state: dict[str, Any], console: Console, name: str) -> None:
+                        state: dict[str, Any], reporter: RunReporter, name: str) -> None:
     """Entries uploaded but without a batch id: adopt the batch the provider made, else create it now (the
     file is not uploaded again)."""
     for entry in pending:
@@ -93,10 +93,10 @@ def _recover_unrecorded(client: openai.OpenAI, pending: list[dict[str, Any]], st
         if found:
             entry["id"] = found
             _save_state(state_path, state)
-            console.print(f"{name}: found batch {found} created by an interrupted run; not creating another")
+            reporter.note(f"{name}: found batch {found} created by an interrupted run; not creating another")
         else:
             _create(client, entry, state_path, state)
-            console.print(f"{name}: submitted batch {entry['id']} (file uploaded by an interrupted run)")
+            reporter.note(f"{name}: submitted batch {entry['id']} (file uploaded by an interrupted run)")
 
 
 def _jobs_of(requests_path: Path) -> Iterator[Job]:
@@ -151,7 +151,7 @@ def _map_back(client: openai.OpenAI, batch: Any, entry: dict[str, Any], to_recor
 
 def run_batch(config: ModelConfig, jobs: list[Job], to_records: Callable[[Completion], list[dict[str, Any]]],
               writer: JournalWriter, failures: JournalWriter, state_dir: Path, json_mode: bool, poll_seconds: float,
-              console: Console, already_stored: Callable[[dict[str, Any]], bool]) -> RunStats:
+              reporter: RunReporter, already_stored: Callable[[dict[str, Any]], bool]) -> RunStats:
     """Submit the jobs not already in a pending batch, wait for every batch of this run, store the results.
     `already_stored(record)` says whether a record is in the output (and marks it stored when it was not)."""
     secret = api_key(config)
@@ -164,7 +164,7 @@ def run_batch(config: ModelConfig, jobs: list[Job], to_records: Callable[[Comple
     in_flight = {job.key for entry in pending for job in _jobs_of(Path(entry["input_file"]))}
     fresh = [job for job in jobs if job.key not in in_flight]
     try:
-        _recover_unrecorded(client, pending, state_path, state, console, config.name)
+        _recover_unrecorded(client, pending, state_path, state, reporter, config.name)
         for start in range(0, len(fresh), MAX_REQUESTS_PER_FILE):
             number = len(state["batches"]) + 1
             requests_path = _prepare(state_dir, number, fresh[start:start + MAX_REQUESTS_PER_FILE], config, json_mode)
@@ -177,7 +177,7 @@ def run_batch(config: ModelConfig, jobs: list[Job], to_records: Callable[[Comple
             _save_state(state_path, state)  # before creating: a kill from here on is recovered by the tag
             pending.append(entry)
             _create(client, entry, state_path, state)
-            console.print(f"{config.name}: submitted batch {entry['id']} ({requests_path.name})")
+            reporter.note(f"{config.name}: submitted batch {entry['id']} ({requests_path.name})")
         while pending:
             for entry in list(pending):
                 batch = client.batches.retrieve(entry["id"])
@@ -188,9 +188,9 @@ def run_batch(config: ModelConfig, jobs: list[Job], to_records: Callable[[Comple
                 entry["mapped"] = True
                 _save_state(state_path, state)
                 pending.remove(entry)
-                console.print(f"{config.name}: batch {batch.id} {batch.status}, results stored")
+                reporter.note(f"{config.name}: batch {batch.id} {batch.status}, results stored")
             if pending:
-                console.print(f"{config.name}: waiting for {len(pending)} batch(es): "
+                reporter.note(f"{config.name}: waiting for {len(pending)} batch(es): "
                               + ", ".join(f"{entry['id']} {entry.get('status', '?')}" for entry in pending))
                 time.sleep(poll_seconds)
     except openai.AuthenticationError:

@@ -3,12 +3,9 @@ data/landing/stories/generate-<model>.jsonl (the format `lfh ingest` reads). Run
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console
 
 from lfh import identity
 from lfh.errors import ConfigError, InputError
@@ -16,7 +13,8 @@ from lfh.llm.client import Completion, Job
 from lfh.llm.config import ModelConfig, pick_models
 from lfh.llm.journal import JournalWriter, now_iso, read_records, repair_tail
 from lfh.llm.prompts import CatalogPrompt, catalog, story_messages
-from lfh.llm.run import execute, print_summary, safe_file_stem
+from lfh.llm.reporting import RunReporter, Silent
+from lfh.llm.run import execute, safe_file_stem
 from lfh.paths import project_root
 
 
@@ -120,10 +118,10 @@ def stored_check(done: dict[str, set[int]]) -> Callable[[dict[str, Any]], bool]:
 
 def generate_stories(models_file: Path, model_names: tuple[str, ...], stories_per_prompt: int,
                      domains: tuple[str, ...], prompt_ids: tuple[str, ...], out_dir: Path | None, use_batch: bool,
-                     poll_seconds: float) -> None:
+                     poll_seconds: float, reporter: RunReporter | None = None) -> None:
     """Collect stories: each catalog prompt, exactly as written, N times per model (`lfh generate`).
-    Progress and the summary go to stderr."""
-    console = Console(stderr=True, width=None if sys.stderr.isatty() else 150)
+    Progress and the summary go to the reporter (the CLI renders them on stderr)."""
+    reporter = reporter or Silent()
     landing = (out_dir or default_landing()).resolve()
     prompts = choose_prompts(domains, prompt_ids)
     all_stats, outputs = [], []
@@ -133,17 +131,17 @@ def generate_stories(models_file: Path, model_names: tuple[str, ...], stories_pe
         done = completed_samples(output)
         jobs = story_jobs(prompts, stories_per_prompt, done, config)
         failure_path = failures_file(landing, "generate", config)
-        console.print(f"{config.name}: {sum(job.n for job in jobs):,} stories to collect in {len(jobs):,} requests")
+        reporter.note(f"{config.name}: {sum(job.n for job in jobs):,} stories to collect in {len(jobs):,} requests")
         with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
             if use_batch:
                 from lfh.llm.batch import run_batch
 
                 stats = run_batch(config, jobs, story_records(config), writer, failures,
                                   state_dir=failure_path.parent / f"batch-generate-{safe_file_stem(config.name)}",
-                                  json_mode=False, poll_seconds=poll_seconds, console=console,
+                                  json_mode=False, poll_seconds=poll_seconds, reporter=reporter,
                                   already_stored=stored_check(done))
             else:
-                stats = execute(config, jobs, len(jobs), writer, failures, story_records(config), False, console)
+                stats = execute(config, jobs, len(jobs), writer, failures, story_records(config), False, reporter)
         all_stats.append(stats)
         outputs.append(output)
-    print_summary(console, "lfh generate", all_stats, outputs, failure_path)
+    reporter.summary("lfh generate", all_stats, outputs, failure_path)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,6 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
-from rich.console import Console
 
 from lfh import identity
 from lfh.errors import EndpointError, InputError, WarehouseError
@@ -24,7 +22,8 @@ from lfh.llm.config import ModelConfig, pick_models
 from lfh.llm.generate import default_landing, failures_file
 from lfh.llm.journal import JournalWriter, count_records, keep_current, now_iso, read_records, repair_tail
 from lfh.llm.prompts import PROMPT_VERSION, LabelKeys, label_keys, label_messages
-from lfh.llm.run import execute, print_summary, safe_file_stem
+from lfh.llm.reporting import RunReporter, Silent
+from lfh.llm.run import execute, safe_file_stem
 from lfh.paths import database_path
 
 
@@ -299,10 +298,10 @@ def stored_check(done: set[bytes]) -> Callable[[dict[str, Any]], bool]:
 
 def label_stories(models_file: Path, labeler: str, samples: int, prompt_version: str | None, json_mode: bool,
                   out_dir: Path | None, include_landing: bool, limit: int | None, use_batch: bool,
-                  poll_seconds: float) -> None:
+                  poll_seconds: float, reporter: RunReporter | None = None) -> None:
     """Label every story not yet labeled under this labeler, prompt version and sample count (`lfh label`).
-    Progress and the summary go to stderr."""
-    console = Console(stderr=True, width=None if sys.stderr.isatty() else 150)
+    Progress and the summary go to the reporter (the CLI renders them on stderr)."""
+    reporter = reporter or Silent()
     landing = (out_dir or default_landing()).resolve()
     config = pick_models(models_file, (labeler,))[0]
     version = prompt_version or (PROMPT_VERSION + ("+json" if json_mode else ""))
@@ -312,13 +311,13 @@ def label_stories(models_file: Path, labeler: str, samples: int, prompt_version:
     failure_path = failures_file(landing, f"label-{safe_file_stem(version)}", config)
     skipped: list[dict[str, Any]] = []
     earlier_failures = count_records(failure_path)
-    console.print(f"{config.name}: labeling under prompt version {version}, {samples} sample(s) per story; "
+    reporter.note(f"{config.name}: labeling under prompt version {version}, {samples} sample(s) per story; "
                   f"{len(done):,} samples already stored")
     with spooled_stories(landing, db_path, include_landing, failure_path.parent / f"spool-{output.stem}") as spools:
         # two passes over the spool: a count without the story text, so progress has a total and a time left
         plan = plan_work(select_stories(read_spools(spools, with_text=False), samples, done, skipped, limit),
                          config.samples_per_call)
-        console.print(f"{config.name}: {plan.stories:,} stories to label, {plan.samples:,} samples in "
+        reporter.note(f"{config.name}: {plan.stories:,} stories to label, {plan.samples:,} samples in "
                       f"{plan.requests:,} requests")
         jobs = label_jobs(select_stories(read_spools(spools, with_text=True), samples, done, None, limit), config)
         with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
@@ -328,18 +327,18 @@ def label_stories(models_file: Path, labeler: str, samples: int, prompt_version:
                 # stored_check adds each written sample to `done`
                 stats = run_batch(config, list(jobs), label_records(config, version, samples), writer, failures,
                                   state_dir=failure_path.parent / f"batch-{output.stem}", json_mode=json_mode,
-                                  poll_seconds=poll_seconds, console=console, already_stored=stored_check(done))
+                                  poll_seconds=poll_seconds, reporter=reporter, already_stored=stored_check(done))
             else:
                 stats = execute(config, jobs, plan.requests, writer, failures,
-                                label_records(config, version, samples, done), json_mode, console)
+                                label_records(config, version, samples, done), json_mode, reporter)
             for item in skipped:
                 failures.append([{"time": now_iso(), "model": config.name, "key": item["story_id"],
                                   "meta": {"source": item["source"]}, "error": f"not labeled: {item['reason']}",
                                   "status": None, "tries": 0}])
     failing = keep_current(failure_path, earlier_failures, failing_now(done), _failure_key)
-    print_summary(console, "lfh label", [stats], [output], None)
+    reporter.summary("lfh label", [stats], [output], None)
     if skipped:
-        console.print(f"[yellow]{len(skipped):,} stories could not be labeled (reasons in {failure_path})")
+        reporter.note(f"{len(skipped):,} stories could not be labeled (reasons in {failure_path})", warning=True)
     if stats.jobs_failed:
         raise EndpointError(
             f"{stats.jobs_failed:,} of {stats.jobs_done + stats.jobs_failed:,} requests failed for good after "
