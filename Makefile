@@ -33,21 +33,22 @@ system-deps:
 PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
-# sqlfluff (one core, about 80 s) runs beside the fast tests; its report is printed when they are done.
+# sqlfluff (one core, about 70 s) runs beside pytest; its report is printed when the tests are done.
+LINT_BESIDE = @mkdir -p target; \
+	LFH_DB=$(SQLFLUFF_DB) $(BIN)/sqlfluff lint models > target/sqlfluff.log 2>&1 & lint=$$!; \
+	$(BIN)/python -m pytest $(1); tests=$$?; \
+	wait $$lint; linted=$$?; \
+	if [ $$linted -ne 0 ]; then cat target/sqlfluff.log; echo "sqlfluff: failed (make sqlfix fixes most)"; \
+	else echo "sqlfluff: clean"; fi; \
+	[ $$tests -eq 0 ] && [ $$linted -eq 0 ]
+
 check: setup
 	$(BIN)/ruff check ingest tests bench
-	@mkdir -p target
-	@LFH_DB=$(SQLFLUFF_DB) $(BIN)/sqlfluff lint models > target/sqlfluff.log 2>&1 & lint=$$!; \
-	  $(BIN)/python -m pytest -m "not slow" $(PYTEST_PARALLEL) -q; tests=$$?; \
-	  wait $$lint; linted=$$?; \
-	  if [ $$linted -ne 0 ]; then cat target/sqlfluff.log; echo "sqlfluff: failed (make sqlfix fixes most)"; \
-	  else echo "sqlfluff: clean"; fi; \
-	  [ $$tests -eq 0 ] && [ $$linted -eq 0 ]
+	$(call LINT_BESIDE,-m "not slow" $(PYTEST_PARALLEL) -q)
 
 test: setup system-deps
 	$(BIN)/ruff check ingest tests bench
-	$(MAKE) sqllint
-	$(BIN)/python -m pytest $(PYTEST_PARALLEL) --durations=30
+	$(call LINT_BESIDE,$(PYTEST_PARALLEL) --durations=30)
 
 # sqlfluff with the dbt templater compiles the project; it gets a scratch DuckDB file so that it never opens the
 # warehouse. `make sqlfix` applies the fixable rules (run it after merging SQL changes).
