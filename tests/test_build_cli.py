@@ -363,3 +363,26 @@ def test_the_help_and_readme_state_the_memory_default_of_the_code() -> None:
     assert f"{floor:g}-{cap:g} GiB" in shown and "1/8 of this machine" in shown
     readme = " ".join((project_root() / "README.md").read_text(encoding="utf-8").split())
     assert f"{floor:g}–{cap:g} GiB" in readme, "README's memory default differs from lfh.build.memory"
+
+
+def test_progress_rewrites_one_line_through_an_echo_that_can() -> None:
+    """On a terminal the CLI's echo can rewrite its line (lfh.cli.terminal): the progress is one line, ended once;
+    the library writes nothing itself."""
+    from lfh.build.runner import Progress
+
+    lines: list[str] = []
+    rewrites: list[str] = []
+
+    class Echo:
+        def __call__(self, text: str) -> None:
+            lines.append(text)
+
+        def rewrite(self, text: str) -> None:
+            rewrites.append(text)
+
+    progress = Progress(Echo(), "dbt build")
+    for name in ("a", "b", "c"):
+        progress.update(3, name, True)
+    progress.close()
+    assert len(rewrites) == 3 and "3/3" in rewrites[-1] and "[" in rewrites[-1]
+    assert lines == [""]  # the finished line ended once, nothing else printed

@@ -58,12 +58,14 @@ class DbtOutcome:
 
 
 class Progress:
-    """One line rewritten in place on a terminal; elsewhere a line at every tenth of the nodes."""
+    """One line rewritten in place when echo can rewrite its line (an echo with a `rewrite(text)` method: the CLI's
+    on a terminal, lfh.cli.terminal); otherwise a line at every tenth of the nodes. Writes nothing itself."""
 
     def __init__(self, echo: Callable[[str], None] | None, label: str) -> None:
         self.echo = echo
         self.label = label
-        self.tty = echo is not None and sys.stdout.isatty()
+        self.rewrite: Callable[[str], None] | None = getattr(echo, "rewrite", None)
+        self.tty = self.rewrite is not None
         self.started = time.perf_counter()
         self.last_decile = -1
         self.failed = 0
@@ -85,13 +87,13 @@ class Progress:
         if self.tty:
             width = 24
             filled = int(width * done / total)
-            line = f"\r  {self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}{fails} " \
+            line = f"  {self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}{fails} " \
                    f"{elapsed:4.0f}s {name[:40]:40}"
-            sys.stdout.write(line)
-            sys.stdout.flush()
+            assert self.rewrite is not None and self.echo is not None
+            self.rewrite(line)
             if done == total:
-                sys.stdout.write("\n")
-                self.tty = False  # line finished
+                self.echo("")  # line finished
+                self.tty = False
                 self.echo = None
             return
         decile = 10 * done // total
@@ -101,9 +103,8 @@ class Progress:
                       f"{'FAILED ' if not ok else ''}{name}")
 
     def close(self) -> None:
-        if self.tty and self.done:
-            sys.stdout.write("\n")
-            sys.stdout.flush()
+        if self.tty and self.done and self.echo is not None:
+            self.echo("")
 
 
 _RESULT_EVENTS = {"LogModelResult", "LogTestResult", "LogSeedResult", "LogSnapshotResult", "LogNodeResult"}

@@ -12,6 +12,7 @@ from lfh.build.memory import default_limit_text, memory_limit
 from lfh.build.runner import BuildInterrupted
 from lfh.build.vars import validate_vars
 from lfh.cli.command import command
+from lfh.cli.terminal import terminal_echo
 from lfh.errors import ConfigError
 from lfh.paths import database_path, spark_dir
 
@@ -47,7 +48,7 @@ def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, f
     built = spark_dir() if target == "spark" else database_path()
     click.echo(f"building on Spark in {built}" if target == "spark" else f"building {built} (memory limit {limit})")
     try:
-        summary = build_warehouse(selection, dbt_vars, skip_tests, full_refresh, echo=click.echo, target=target,
+        summary = build_warehouse(selection, dbt_vars, skip_tests, full_refresh, echo=terminal_echo(), target=target,
                                   parquet_dir=parquet_dir)
     except BuildInterrupted as exc:
         click.echo(f"\n{exc}", err=True)
