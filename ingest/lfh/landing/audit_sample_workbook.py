@@ -59,7 +59,7 @@ def audit_sample_batch(path: Path, records: RawRecords) -> Batch:
     if missing:
         raise UnreadableFileError(path, f"missing columns {missing} of an `lfh audit-sample` workbook; found "
                                         f"{records.columns}")
-    context = [name for name in records.frame.columns if name in ("Role Category", "Object")
+    context = [name for name in records.frame.columns if name in ("Role Category", "Object", "Query")
                or name.endswith(FORMULA_SUFFIX) and name.removesuffix(FORMULA_SUFFIX) in MANUAL_COLUMNS]
     rows = records.frame.select("source_row", *REQUIRED, *context)
     rejections, labels = [], []

@@ -36,12 +36,32 @@ def _object_domains_categories() -> frozenset[str]:
     return frozenset(categories | {"love"})
 
 
-def has_object_character(role_category: str | None, object_text: str | None) -> bool:
+@cache
+def _catalog_prompts() -> dict[str, bool]:
+    """The prompt catalog's queries (whitespace normalised, as int_stories_placed matches them) -> whether the
+    prompt has an object character: power-laden prompts and Love (METHOD.md §2, int_story_roles_assigned)."""
+    with (seeds_dir() / "prompt_catalog.csv").open(encoding="utf-8", newline="") as handle:
+        return {_normalised(row["query"]): row["prompt_condition"] == "power_laden" or row["domain"] == "love"
+                for row in csv.DictReader(handle)}
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.split())
+
+
+def has_object_character(role_category: str | None, object_text: str | None,
+                         query: str | None = None) -> bool | None:
     """A power-laden prompt names its object (the Object cell); a Love prompt has two partners; a power-neutral
-    Learning or Labor prompt has no object character."""
+    Learning or Labor prompt has no object character. The prompt catalog decides when it holds the query; else the
+    row's Object and Role Category; None (unknown: no check) when neither can tell."""
+    placed = _catalog_prompts().get(_normalised(query)) if query else None
+    if placed is not None:
+        return placed
     if object_text is not None and object_text.strip():
         return True
-    return role_category is not None and role_category.strip().casefold() in _object_domains_categories()
+    if role_category is None or not role_category.strip():
+        return None
+    return role_category.strip().casefold() in _object_domains_categories()
 
 
 def _has_content(label: dict) -> bool:
@@ -67,12 +87,15 @@ def checked_hand_labels(labels: pl.DataFrame, rows: pl.DataFrame,
                                    "workbook in a spreadsheet and save it, or type the value; the "
                                    f"{role}'s hand label of this row was not landed"))
                 dropped.add((source_row, role))
-    # without a Role Category a Love story (no Object cell, two partners) cannot be told apart: no object check
+    # whether each row's story has an object character (None: cannot tell, no check)
     context = {}
-    if "Role Category" in rows.columns:
-        obj = pl.col("Object") if "Object" in rows.columns else pl.lit(None, dtype=pl.String)
-        context = {row[0]: has_object_character(row[1], row[2])
-                   for row in rows.select("source_row", "Role Category", obj).iter_rows()}
+    if {"Role Category", "Object", "Query"} & set(rows.columns):
+        def cell(name: str) -> pl.Expr:
+            return pl.col(name) if name in rows.columns else pl.lit(None, dtype=pl.String)
+
+        context = {row[0]: has_object_character(row[1], row[2], row[3])
+                   for row in rows.select("source_row", cell("Role Category"), cell("Object"), cell("Query"))
+                   .iter_rows()}
     kept = []
     for label in labels.iter_rows(named=True):
         key = (label["source_row"], label["role"])
