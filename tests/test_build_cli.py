@@ -276,6 +276,7 @@ def test_writers_wait_for_a_running_build(ready_warehouse: Path, fake_dbt: Path,
         build.wait()
 
 
+@pytest.mark.slow
 def test_readers_wait_for_a_running_build_then_read(ready_warehouse: Path, fake_dbt: Path, tmp_path: Path) -> None:
     """Issue 23: a reader (report, audit-sample, publish) opening the file between two of dbt's connections made the
     build fail; now it waits, says so, and opens the warehouse only once the build is over."""
