@@ -187,9 +187,10 @@ def _acquire_exclusive(db_path: Path, fd: int, path: Path, purpose: str, wait: f
         raise _busy(db_path, writer, purpose, 0)
     # only readers hold it: queue (new readers now wait behind us) and wait for them to finish
     queue = os.open(queue_path(db_path), os.O_RDWR | os.O_CREAT, 0o644)
+    if not _try(queue, fcntl.LOCK_EX):  # another writer already waits for these readers
+        os.close(queue)
+        raise _busy(db_path, read_owner(queue_path(db_path)), purpose, 0)
     try:
-        if not _try(queue, fcntl.LOCK_EX):
-            raise _busy(db_path, read_owner(queue_path(db_path)), purpose, 0)
         me = _owner_record(purpose)
         os.ftruncate(queue, 0)
         os.pwrite(queue, (json.dumps(me) + "\n").encode(), 0)
