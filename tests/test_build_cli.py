@@ -302,6 +302,24 @@ def test_readers_wait_for_a_running_build_then_read(ready_warehouse: Path, fake_
         assert "marts" in err.splitlines()[-1] and len(err.strip().splitlines()) == 2, err
 
 
+def test_readers_refused_by_a_foreign_process_say_so_in_one_line(ready_warehouse: Path, tmp_path: Path) -> None:
+    """A notebook or BI tool holding the build file (not an lfh command, so not on the lock): each reader ends with
+    one line naming the problem, never the IOException traceback the issue saw."""
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+                               "print('open', flush=True); time.sleep(60)", str(ready_warehouse)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        results = [run_lfh("audit-sample", "--n", "5", "--out", str(tmp_path / "a.xlsx")),
+                   run_lfh("report", "--out", str(tmp_path / "report"))]
+    finally:
+        holder.kill()
+        holder.wait()
+    for result in results:
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and "published copy" in result.stderr, result.stderr
+
+
 def test_a_reader_gives_up_after_its_wait(ready_warehouse: Path, fake_dbt: Path, tmp_path: Path) -> None:
     build = start_build()
     try:
