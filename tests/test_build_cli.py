@@ -88,6 +88,16 @@ def alive(pid: int) -> bool:
     ("drop_hallucinated_names=maybe", "true or false"),
     ("max_name_tokens=2.5", "a whole number"),
     ("vote_threshold", "write NAME=VALUE"),
+    # issue 23: every statistics var has bounds
+    ("ppi_lambda=2", "ppi_lambda=2.0: must be between 0.0 and 1.0"),
+    ("ppi_lambda=-0.1", "must be between 0.0 and 1.0"),
+    ("ppi_min_hand_labeled=-1", "ppi_min_hand_labeled=-1: must be between 1 and inf"),
+    ("ppi_cell_min_hand_labeled=0", "must be between 1 and inf"),
+    ("wilson_z=0", "wilson_z=0.0: must be greater than 0.0"),
+    ("wilson_z=-1.96", "must be greater than 0.0"),
+    ("top_name_share_threshold=1.2", "must be between 0.0 and 1.0"),
+    ("top_names_per_group=0", "must be between 1 and inf"),
+    ("racialized_threshold_max=100", "must be between 1 and 99"),
 ])
 def test_bad_vars_are_refused_before_dbt_runs(ready_warehouse: Path, fake_dbt: Path, assignment: str,
                                               expected: str) -> None:
@@ -96,6 +106,17 @@ def test_bad_vars_are_refused_before_dbt_runs(ready_warehouse: Path, fake_dbt: P
     error_lines = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert len(error_lines) == 1 and expected in error_lines[0], result.stderr
     assert calls(fake_dbt) == []
+
+
+def test_ordered_vars_must_stay_ordered() -> None:
+    with pytest.raises(BuildVarError, match="racialized_threshold_min=60 is above racialized_threshold_max=40"):
+        validate_vars(["racialized_threshold_min=60", "racialized_threshold_max=40"])
+    with pytest.raises(BuildVarError, match="racialized_threshold_min=50 is above racialized_threshold_max=30"):
+        validate_vars(["racialized_threshold_max=30", "racialized_threshold_min=50"])
+    assert validate_vars(["racialized_threshold_min=40", "racialized_threshold_max=60", "ppi_lambda=0",
+                          "wilson_z=2.58", "ppi_min_hand_labeled=1"]) == {
+        "racialized_threshold_min": 40, "racialized_threshold_max": 60, "ppi_lambda": 0.0, "wilson_z": 2.58,
+        "ppi_min_hand_labeled": 1}
 
 
 def test_good_vars_reach_dbt_typed(ready_warehouse: Path, fake_dbt: Path) -> None:
@@ -245,7 +266,8 @@ def test_writers_wait_for_a_running_build(ready_warehouse: Path, fake_dbt: Path,
         assert wait_for(lambda: (fake_dbt / "dbt.pid").exists())
         landing = tmp_path / "stories.jsonl"
         landing.write_text('{"story_id": "x", "model": "m", "story_text": "t"}\n')
-        for command in (["ingest", str(landing)], ["build"], ["publish", "--to", str(tmp_path / "pub")],
+        # writers are refused at once; a reader told not to wait (publish --wait 0) is refused the same way
+        for command in (["ingest", str(landing)], ["build"], ["publish", "--to", str(tmp_path / "pub"), "--wait", "0"],
                         ["lexicon", "--skip-census", "--skip-wikipedia", "--clear-custom"]):
             result = run_lfh(*command)
             assert result.returncode != 0, command
@@ -254,6 +276,107 @@ def test_writers_wait_for_a_running_build(ready_warehouse: Path, fake_dbt: Path,
     finally:
         build.kill()
         build.wait()
+
+
+@pytest.mark.slow
+def test_readers_wait_for_a_running_build_then_read(ready_warehouse: Path, fake_dbt: Path, tmp_path: Path) -> None:
+    """Issue 23: a reader (report, audit-sample, publish) opening the file between two of dbt's connections made the
+    build fail; now it waits, says so, and opens the warehouse only once the build is over."""
+    build = start_build(FAKE_DBT_NODES="300", FAKE_DBT_SLEEP="0.05")
+    try:
+        assert wait_for(lambda: (fake_dbt / "dbt.pid").exists())
+        readers = [subprocess.Popen([LFH, *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                   for command in (["report", "--wait", "60", "--out", str(tmp_path / "report")],
+                                   ["audit-sample", "--n", "5", "--out", str(tmp_path / "sample.xlsx")],
+                                   ["publish", "--to", str(tmp_path / "pub")])]
+        outputs = []
+        for reader in readers:
+            _out, err = reader.communicate(timeout=120)
+            outputs.append(err)
+            assert build.poll() is not None, "a reader went on while the build ran"
+        assert build.returncode == 0, build.stderr.read() if build.stderr else ""
+    finally:
+        build.kill()
+        build.wait()
+    for err in outputs:
+        assert f"waiting for pid {build.pid}" in err and "Traceback" not in err, err
+        # then it read the warehouse: this one has stories but no marts, which each reader reports in one line
+        assert "marts" in err.splitlines()[-1] and len(err.strip().splitlines()) == 2, err
+
+
+def test_readers_refused_by_a_foreign_process_say_so_in_one_line(ready_warehouse: Path, tmp_path: Path) -> None:
+    """A notebook or BI tool holding the build file (not an lfh command, so not on the lock): each reader ends with
+    one line naming the problem, never the IOException traceback the issue saw."""
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+                               "print('open', flush=True); time.sleep(60)", str(ready_warehouse)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        results = [run_lfh("audit-sample", "--n", "5", "--out", str(tmp_path / "a.xlsx")),
+                   run_lfh("report", "--out", str(tmp_path / "report"))]
+    finally:
+        holder.kill()
+        holder.wait()
+    for result in results:
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and "published copy" in result.stderr, result.stderr
+
+
+def test_a_reader_gives_up_after_its_wait(ready_warehouse: Path, fake_dbt: Path, tmp_path: Path) -> None:
+    build = start_build()
+    try:
+        assert wait_for(lambda: (fake_dbt / "dbt.pid").exists())
+        started = time.monotonic()
+        result = run_lfh("report", "--wait", "1", "--out", str(tmp_path / "report"))
+        assert 1 <= time.monotonic() - started < 30
+    finally:
+        build.kill()
+        build.wait()
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"in use by pid {build.pid}" in result.stderr and "after waiting 1s" in result.stderr, result.stderr
+
+
+def test_a_build_waits_for_readers_and_readers_cannot_starve_it(tmp_path: Path) -> None:
+    """Library level: a writer finding only readers waits for them (never fails), and a reader arriving while the
+    writer waits queues behind it."""
+    db = tmp_path / "w.duckdb"
+    hold = ("import sys, time; from pathlib import Path; from lfh.lock import warehouse_lock\n"
+            "with warehouse_lock(Path(sys.argv[1]), 'read', shared=True, wait=30):\n"
+            "    print('held', flush=True); time.sleep(float(sys.argv[2]))\n")
+    first = subprocess.Popen([sys.executable, "-c", hold, str(db), "2"], stdout=subprocess.PIPE, text=True)
+    assert first.stdout is not None and first.stdout.readline().strip() == "held"
+    writer = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path\n"
+                               "from lfh.lock import warehouse_lock\n"
+                               "with warehouse_lock(Path(sys.argv[1]), 'build', wait=30):\n"
+                               "    print('writing', time.monotonic(), flush=True); time.sleep(1)\n", str(db)],
+                              stdout=subprocess.PIPE, text=True)
+    assert wait_for(lambda: read_queue(db) is not None, 10), "the writer did not queue"
+    late = subprocess.Popen([sys.executable, "-c", hold + "print('read', time.monotonic(), flush=True)\n",
+                             str(db), "0"], stdout=subprocess.PIPE, text=True)
+    writer_out, _ = writer.communicate(timeout=60)
+    late_out, _ = late.communicate(timeout=60)
+    first.wait(timeout=30)
+    assert writer.returncode == 0 and late.returncode == 0
+    written_at = float(writer_out.split()[-1])
+    read_at = float(late_out.split()[-1])
+    assert read_at > written_at + 0.9  # the late reader waited for the whole write
+
+
+def read_queue(db: Path) -> str | None:
+    from lfh.lock import queue_path
+
+    path = queue_path(db.resolve())
+    text = path.read_text() if path.exists() else ""
+    return text or None
+
+
+def test_killing_only_dbt_says_dbt_was_killed(ready_warehouse: Path, fake_dbt: Path) -> None:
+    build = start_build()
+    assert wait_for(lambda: (fake_dbt / "dbt.pid").exists())
+    os.kill(int((fake_dbt / "dbt.pid").read_text()), signal.SIGKILL)
+    _out, err = build.communicate(timeout=60)
+    assert build.returncode == 1
+    assert "dbt was killed by SIGKILL" in err and "semaphore" not in err and "Traceback" not in err, err
 
 
 def test_killing_the_build_ends_dbt_and_frees_the_lock(ready_warehouse: Path, fake_dbt: Path) -> None:

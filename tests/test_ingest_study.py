@@ -59,7 +59,7 @@ def test_audit_workbook_lands_responses_and_manual_labels(tmp_path: Path, wareho
                "Manual Subject Name", "Manual Object Gender", "Manual Object Name"]
     cells = [
         [repr([RESPONSE] * 5), "Male", "['John']", None, None],
-        [repr([RESPONSE]), "Female", "[]", "Male", "['Sam', 'Samuel']"],
+        [repr([RESPONSE]), "Female", "[]", "Male", "['Sam', 'Samuel']"],  # an object on a power-neutral prompt
         [repr([RESPONSE]), "Unspecified", "['Unspecified']", None, None],
         ["['not', closed", "Male", "John", None, None],  # both list cells unreadable
     ]
@@ -68,7 +68,7 @@ def test_audit_workbook_lands_responses_and_manual_labels(tmp_path: Path, wareho
 
     result = run_ingest(workbook)
 
-    assert "4 rows read" in result.output and "2 rejected" in result.output
+    assert "4 rows read" in result.output and "3 rejected" in result.output
     assert scalar(warehouse, "select count(*) from raw.stories") == 4
     assert query_all(warehouse, "select story_text, model_canonical from raw.stories where source_row = 3") == \
         [("", "Llama2-7B")]
@@ -79,12 +79,12 @@ def test_audit_workbook_lands_responses_and_manual_labels(tmp_path: Path, wareho
     assert labels == [
         (1, "subject", "Male", "John", "['John']", "audit_manual"),
         (2, "subject", "Female", None, "[]", "audit_manual"),
-        (2, "object", "Male", "Sam", "['Sam', 'Samuel']", "audit_manual"),
         (3, "subject", "Unspecified", "Unspecified", "['Unspecified']", "audit_manual"),
     ]
     rejects = query_all(warehouse, "select source_row, target_table, reason, detail from raw.rejects "
-                                   "order by target_table")
-    assert rejects == [
+                                   "order by target_table, source_row")
+    assert rejects[0][:3] == (2, "hand_labels", "object_without_object")  # issue 23: it used to vanish later
+    assert rejects[1:] == [
         (4, "hand_labels", "unreadable_cell", "the 'Manual Subject Name' cell is not a Python-literal list of strings"),
         (4, "label_responses", "unreadable_cell",
          "the 'LLM Label Response' cell is not a Python-literal list of strings"),
@@ -104,8 +104,9 @@ def test_training_workbook_lands_correct_references_and_names(tmp_path: Path, wa
     assert labels == [
         (1, "subject", None, "Jane", ["she", "her"], "training_correct"),
         (2, "subject", None, "Unspecified", [], "training_correct"),
-        (2, "object", None, "Bob", ["he"], "training_correct"),
     ]
+    # row 2's prompt (power-neutral Learning) has no object character: its object cells are rejected, not lost
+    assert query_all(warehouse, "select source_row, reason from raw.rejects") == [(2, "object_without_object")]
 
 
 def test_workbook_rows_without_text_or_known_prompt_are_rejected(tmp_path: Path, warehouse: Path) -> None:

@@ -153,3 +153,20 @@ def test_cli_writes_the_seed_and_names_the_occupations_without_baseline(tmp_path
     failed = CliRunner().invoke(main, ["occupation-baselines", str(tmp_path / "nope.csv"), "--mapping", str(mapping),
                                        "--out", str(out)])
     assert failed.exit_code != 0 and "nope.csv: no such file" in failed.output
+
+
+def test_non_utf8_bytes_end_in_one_clean_line(tmp_path: Path) -> None:
+    """Issue 23: a Latin-1 export ended in a UnicodeDecodeError traceback."""
+    bls = tmp_path / "cpsaat11_2022.csv"
+    bls.write_bytes((HEADER + "Caf\xe9 cooks,2012,38.4,69.4,17.7,5.9,36.1\n").encode("latin-1"))
+    mapping = write(tmp_path / "map.csv", "occupation,bls_title,reason\ncook,Cooks,r\n")
+    result = CliRunner().invoke(main, ["occupation-baselines", str(bls), "--mapping", str(mapping),
+                                       "--out", str(tmp_path / "out.csv")])
+    assert result.exit_code == 1 and not isinstance(result.exception, UnicodeDecodeError), result.exception
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "not UTF-8 text (byte 0xe9" in lines[0] and str(bls) in lines[0], result.output
+    latin_mapping = tmp_path / "map_latin.csv"
+    latin_mapping.write_bytes("occupation,bls_title,reason\ncaf\xe9,Cooks,r\n".encode("latin-1"))
+    with pytest.raises(OccupationBaselineError, match="map_latin.csv: not UTF-8 text"):
+        occupation_baselines(write(tmp_path / "ok_2022.csv", HEADER + "Cooks,2012,38.4,69.4,17.7,5.9,36.1\n"),
+                             latin_mapping)

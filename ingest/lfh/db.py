@@ -1,24 +1,45 @@
-"""Opening the DuckDB warehouse."""
+"""Opening the DuckDB warehouse: writers under the exclusive warehouse lock (lfh.lock), readers through
+`reading`, which takes it shared, so a reader waits for a running build instead of breaking it or seeing it half
+done."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
+from lfh.lock import WarehouseBusy, warehouse_lock
 from lfh.paths import database_path
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse (creating its folder). Raises a clear error when another process holds the write lock."""
+    """Open the warehouse (creating its folder). Raises WarehouseBusy when another process holds DuckDB's own file
+    lock (a BI tool or notebook; lfh's own commands queue on the warehouse lock instead)."""
     target = path or database_path()
     if not read_only:
         target.parent.mkdir(parents=True, exist_ok=True)
     try:
         return duckdb.connect(str(target), read_only=read_only)
     except duckdb.IOException as exc:
-        raise SystemExit(
-            f"cannot open {target}: {exc}\n"
-            "Another process (a BI tool, a notebook, a running build) holds this file. Close it, "
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise WarehouseBusy(
+            f"cannot open {target}: {detail}. Another process (a BI tool, a notebook) holds this file: close it, "
             "or point BI tools at the published copy (lfh publish)."
-        ) from exc
+        ) from None
+
+
+@contextmanager
+def reading(path: Path, purpose: str, wait: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to the warehouse at `path`, under the shared warehouse lock: waits up to `wait`
+    seconds (None: LFH_LOCK_WAIT, default 600) for a running build or ingest, raising WarehouseBusy after. A
+    published copy (its file read-only, lfh publish) is a consistent snapshot already: read without the lock."""
+    snapshot = path.is_file() and not path.stat().st_mode & 0o222  # a publication: never written, never built
+    with contextlib.nullcontext() if snapshot else warehouse_lock(path, purpose, shared=True, wait=wait):
+        connection = connect(path, read_only=True)
+        try:
+            yield connection
+        finally:
+            connection.close()

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
+
+from lfh.db import reading
 
 # The study's Manual * Gender values (seeds/hand_gender_codes.csv): the drop-down of the manual gender cells.
 HAND_GENDER_VALUES = ("Female", "Male", "Non-binary", "Unspecified")
@@ -143,13 +147,15 @@ def _layout(drawn: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def draw_audit_sample(db_path: Path, n: int, seed: int = 0, min_per_stratum: int = 3) -> AuditSample:
-    """Draws the sample from the warehouse's marts (read-only)."""
+def draw_audit_sample(db_path: Path, n: int, seed: int = 0, min_per_stratum: int = 3,
+                      wait: float | None = None) -> AuditSample:
+    """Draws the sample from the warehouse's marts (read-only, under the shared warehouse lock: waits up to `wait`
+    seconds for a running build; lfh.db.reading)."""
     if n < 1:
         raise AuditSampleError(f"n must be at least 1, got {n}")
     if not db_path.is_file():
         raise AuditSampleError(f"{db_path} does not exist: run `lfh ingest` and `lfh build` first")
-    with duckdb.connect(str(db_path), read_only=True) as connection:
+    with reading(db_path, "draw an audit sample", wait) as connection:
         candidates, skipped = _candidates(connection)
     if candidates.is_empty():
         raise AuditSampleError(f"{db_path} has no labeled story without a hand label to sample "
@@ -170,12 +176,38 @@ def draw_audit_sample(db_path: Path, n: int, seed: int = 0, min_per_stratum: int
     return AuditSample(stories=_layout(drawn), strata=strata, skipped_hand_labeled=skipped)
 
 
-def write_audit_workbook(sample: AuditSample, path: Path) -> Path:
+def check_workbook_path(path: Path, force: bool = False) -> None:
+    """Refuse to write over a workbook (it may hold hours of hand labels) unless `force`, and into a folder that
+    does not exist (a mistyped path would otherwise be created silently)."""
+    if path.suffix.lower() != ".xlsx":
+        raise AuditSampleError(f"{path}: the workbook must end in .xlsx")
+    if not path.parent.is_dir():
+        raise AuditSampleError(f"{path}: the folder {path.parent} does not exist; create it first or choose another "
+                               "--out")
+    if path.is_dir():
+        raise AuditSampleError(f"{path} is a folder; give the workbook's file name, e.g. {path / 'audit.xlsx'}")
+    if path.exists() and not force:
+        raise AuditSampleError(f"{path} already exists and may hold hand labels; choose another --out, or pass "
+                               "--force to replace it")
+
+
+def write_audit_workbook(sample: AuditSample, path: Path, force: bool = False) -> Path:
     """The sample as .xlsx: one sheet of stories in LAYOUT order, a drop-down of HAND_GENDER_VALUES on the manual
-    gender cells, and a second sheet saying how to fill it."""
+    gender cells, and a second sheet saying how to fill it. Refuses an existing file unless `force`
+    (check_workbook_path); the file appears complete or not at all (written beside it, then renamed)."""
     import xlsxwriter  # only this command needs it
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    check_workbook_path(path, force)
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        _write_workbook(sample, partial, xlsxwriter)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return path
+
+
+def _write_workbook(sample: AuditSample, path: Path, xlsxwriter: Any) -> None:
     frame = sample.stories
     workbook = xlsxwriter.Workbook(str(path))
     try:
@@ -215,4 +247,3 @@ def write_audit_workbook(sample: AuditSample, path: Path) -> Path:
             notes.write_string(line_index, 0, line)
     finally:
         workbook.close()
-    return path

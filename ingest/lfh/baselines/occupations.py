@@ -72,9 +72,24 @@ def _number(text: str, path: Path, row: int, column: str, *, percent: bool) -> f
     return value
 
 
+def _not_utf8(path: Path, exc: UnicodeDecodeError, what: str) -> OccupationBaselineError:
+    return OccupationBaselineError(
+        f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); save the {what} as "
+        "CSV UTF-8 (e.g. `iconv -f latin1 -t utf-8`) and run again")
+
+
 def read_bls_table(path: Path) -> BlsTable:
     """BLS table 11 by title: group totals and detailed lines alike. A title printed twice is an error only when a
     mapping asks for it (occupation_baselines checks), so it is recorded rather than refused here."""
+    try:
+        return _read_bls_table(path)
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, exc, "BLS table") from None
+    except IsADirectoryError:
+        raise OccupationBaselineError(f"{path} is a folder; give the BLS table's CSV file") from None
+
+
+def _read_bls_table(path: Path) -> BlsTable:
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
     except FileNotFoundError as exc:
@@ -118,6 +133,8 @@ def read_mapping(path: Path) -> list[dict[str, str]]:
             rows = list(reader)
     except FileNotFoundError as exc:
         raise OccupationBaselineError(f"{path}: no such file (the occupation -> BLS line mapping)") from exc
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, exc, "mapping") from None
     seen: set[str] = set()
     for row_number, row in enumerate(rows, start=2):
         occupation = (row["occupation"] or "").strip()

@@ -46,7 +46,7 @@ def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | 
                               label=f"dbt {arguments[0]}" if arguments else "dbt")
     if outcome.returncode != 0:
         raise BuildError(f"dbt {' '.join(arguments)} failed on {target_db}: "
-                         + explain(outcome.errors, outcome.stdout, target_db))
+                         + explain(outcome.errors, outcome.stdout, target_db, returncode=outcome.returncode))
     return subprocess.CompletedProcess(arguments, outcome.returncode, outcome.stdout, "")
 
 
@@ -101,7 +101,7 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
             if outcome.returncode != 0:
                 where = spark_dir() if target == "spark" else target_db
                 raise BuildError(f"dbt {arguments[0]} failed on {where}: "
-                                 + explain(outcome.errors, outcome.stdout, target_db, target))
+                                 + explain(outcome.errors, outcome.stdout, target_db, target, outcome.returncode))
             summary = outcome.summary
         if current is not None and skip_tests and not unit_tests_unchanged(stored, current):
             current = {**current, UNIT_TESTS: None}  # they never passed on this project: run them next time

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 from pathlib import Path
 
 import duckdb
@@ -67,8 +68,26 @@ def check_ready(db_path: Path, stories_landed_in: Path | None = None) -> str | N
     return None if stories or stories_landed_in is not None else no_ingest_message(db_path)
 
 
-def explain(errors: list[str], stdout: str, db_path: Path, target: str = "duckdb") -> str:
-    """The first error dbt reported, as one or two lines, then the next step."""
+def killed_message(returncode: int) -> str | None:
+    """When dbt itself was ended by a signal (killed from outside, or by the kernel for memory): say so, rather
+    than repeat the last line it printed (Python's "leaked semaphore objects" warning from its dying workers)."""
+    if returncode >= 0:
+        return None
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    cause = " (possibly by the kernel for lack of memory: see `dmesg`, or lower LFH_MEMORY_LIMIT)" \
+        if -returncode == signal.SIGKILL else ""
+    return (f"dbt was killed by {name}{cause} before it finished; the warehouse keeps the tables finished so far. "
+            f"Run `lfh build` again. {LOG_HINT}")
+
+
+def explain(errors: list[str], stdout: str, db_path: Path, target: str = "duckdb", returncode: int = 1) -> str:
+    """The first error dbt reported, as one or two lines, then the next step (or that dbt was killed)."""
+    killed = killed_message(returncode)
+    if killed is not None:
+        return killed
     everything = "\n".join(errors) + "\n" + stdout
     if target == "spark":
         if "java.lang.OutOfMemoryError" in everything:

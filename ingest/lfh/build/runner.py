@@ -167,7 +167,7 @@ def run_dbt_process(arguments: list[str], db_path: Path | None = None, dbt_vars:
     with warehouse_lock(locked, f"run dbt {arguments[0] if arguments else ''}".strip()) as held:
         process = subprocess.Popen(command, cwd=root, env=environment, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                                   preexec_fn=_die_with_parent, pass_fds=(held.fd,))
+                                   preexec_fn=_die_with_parent, pass_fds=(held.fd,) if held.fd is not None else ())
         try:
             with _terminate_raises():
                 assert process.stdout is not None

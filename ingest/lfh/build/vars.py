@@ -33,6 +33,7 @@ class VarRule:
     choices: tuple[str, ...] | None = None
     nullable: bool = False
     marts_only: bool = False
+    above: float | None = None  # an exclusive lower bound (wilson_z > 0)
 
     @property
     def kind(self) -> str:
@@ -69,7 +70,8 @@ def var_rules(root: Path | None = None) -> dict[str, VarRule]:
             choices = _seed_column(root, spec["choices_from_seed"])
         rules[name] = VarRule(name, default, spec.get("min"), spec.get("max"),
                               tuple(choices) if choices is not None else None,
-                              bool(spec.get("nullable", default is None)), bool(spec.get("marts_only", False)))
+                              bool(spec.get("nullable", default is None)), bool(spec.get("marts_only", False)),
+                              spec.get("above"))
     return rules
 
 
@@ -115,6 +117,8 @@ def _check(rule: VarRule, value: Any) -> Any:
     if numeric and ((rule.minimum is not None and value < rule.minimum)
                     or (rule.maximum is not None and value > rule.maximum)):
         raise BuildVarError(f"--var {rule.name}={value}: must be{bounds} (default {default})")
+    if numeric and rule.above is not None and value <= rule.above:
+        raise BuildVarError(f"--var {rule.name}={value}: must be greater than {rule.above} (default {default})")
     if rule.choices is not None and value not in rule.choices:
         raise BuildVarError(f"--var {rule.name}={value}: not a valid choice; valid: {', '.join(rule.choices)}")
     return value
@@ -135,4 +139,18 @@ def validate_vars(assignments: list[str], root: Path | None = None) -> dict[str,
             hint = f"did you mean {close[0]}? " if close else ""
             raise BuildVarError(f"--var {name}: unknown var; {hint}known vars: {', '.join(sorted(rules))}")
         values[name] = _check(rule, parse_var_text(text))
+    _check_ordered(values, rules)
     return values
+
+
+# (lower var, upper var): pairs whose values must stay ordered, checked with the defaults of the one not given
+ORDERED_PAIRS = (("racialized_threshold_min", "racialized_threshold_max"),)
+
+
+def _check_ordered(values: dict[str, Any], rules: dict[str, VarRule]) -> None:
+    for low, high in ORDERED_PAIRS:
+        if low not in rules or high not in rules or (low not in values and high not in values):
+            continue
+        low_value, high_value = values.get(low, rules[low].default), values.get(high, rules[high].default)
+        if isinstance(low_value, int | float) and isinstance(high_value, int | float) and low_value > high_value:
+            raise BuildVarError(f"--var {low}={low_value} is above {high}={high_value}: the range would be empty")

@@ -13,6 +13,7 @@ import duckdb
 
 from lfh.build.dbt import build_warehouse
 from lfh.cli.command import command
+from lfh.db import reading
 from lfh.landing.ingest import ingest_paths
 from lfh.lexicon.load import build_lexicon
 from lfh.paths import database_path, dbt_target_dir, reports_dir_for
@@ -39,14 +40,12 @@ EXAMPLE_QUERIES = (
 def _lexicon_loaded(db_path: Path) -> bool:
     if not db_path.exists():
         return False
-    connection = duckdb.connect(str(db_path), read_only=True)
-    try:
-        counts = [connection.execute(f"select count(*) from raw.{table}").fetchone()[0]
-                  for table in ("census_first_names", "wikipedia_first_names")]
-    except duckdb.CatalogException:
-        return False
-    finally:
-        connection.close()
+    with reading(db_path, "check the lexicon") as connection:
+        try:
+            counts = [connection.execute(f"select count(*) from raw.{table}").fetchone()[0]
+                      for table in ("census_first_names", "wikipedia_first_names")]
+        except duckdb.CatalogException:
+            return False
     return all(count > 0 for count in counts)
 
 
@@ -54,13 +53,11 @@ def _foreign_sources(db_path: Path, landing: Path) -> list[str]:
     """Story files in the warehouse that the demo did not write (the demo must not mix its data with them)."""
     if not db_path.exists():
         return []
-    connection = duckdb.connect(str(db_path), read_only=True)
-    try:
-        rows = connection.execute("select distinct source_file from raw.stories").fetchall()
-    except duckdb.CatalogException:
-        return []
-    finally:
-        connection.close()
+    with reading(db_path, "check the stories") as connection:
+        try:
+            rows = connection.execute("select distinct source_file from raw.stories").fetchall()
+        except duckdb.CatalogException:
+            return []
     return [row[0] for row in rows if not str(row[0]).startswith(str(landing))]
 
 

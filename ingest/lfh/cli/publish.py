@@ -33,8 +33,11 @@ from lfh.serve.publish import ROOT_NOTE, default_destination, publish_marts
 @click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="With --target spark: the landed raw Parquet folder, for the lexicon facts of the manifest "
                    "(default: $LFH_PARQUET_DIR or warehouse/raw_parquet).")
+@click.option("--wait", "wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="Wait this long for a running build or ingest to finish (default: LFH_LOCK_WAIT or 600).")
 def publish(destination: Path | None, target_dir: Path | None, keep: int, postgres_dsn: str | None,
-            reader_role: str, password_env: str, target: str = "duckdb", parquet_dir: Path | None = None) -> None:
+            reader_role: str, password_env: str, target: str = "duckdb", parquet_dir: Path | None = None,
+            wait: float | None = None) -> None:
     """Publish a read-only copy of the marts for BI tools: marts.duckdb, parquet/<mart>.parquet, manifest.json."""
     destination = destination or default_destination()
     target_dir = target_dir or dbt_target_dir()
@@ -49,7 +52,7 @@ def publish(destination: Path | None, target_dir: Path | None, keep: int, postgr
 
         build_db = stage_spark_build(spark_dir(), target_dir, parquet_dir or parquet_landing_dir(),
                                      spark_dir() / "publish_stage.duckdb")
-    publication = publish_marts(build_db, destination, target_dir, keep)
+    publication = publish_marts(build_db, destination, target_dir, keep, wait)
     for mart in publication.manifest["marts"]:
         click.echo(f"  {mart['relation']}: {mart['rows']} rows")
     click.echo(f"published {len(publication.manifest['marts'])} marts to {publication.destination}")

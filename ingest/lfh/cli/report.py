@@ -18,8 +18,10 @@ from lfh.report.write import write_report
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder. Default: reports/ beside the warehouse read (reports/ of the project for "
                    "its own warehouse, /data/x/reports for LFH_DB=/data/x/lfh.duckdb).")
-def report(db_path: Path | None, out_dir: Path | None) -> None:
+@click.option("--wait", "wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="Wait this long for a running build or ingest to finish (default: LFH_LOCK_WAIT or 600).")
+def report(db_path: Path | None, out_dir: Path | None, wait: float | None) -> None:
     """Write index.html (self-contained, opens offline) and the figures as PNG and SVG, beside the warehouse."""
     db_path = (db_path or database_path()).resolve()
-    target = write_report(db_path, (out_dir or reports_dir_for(db_path)).resolve())
+    target = write_report(db_path, (out_dir or reports_dir_for(db_path)).resolve(), wait)
     click.echo(f"report of {db_path} written to {target}\nfigures: {target.parent / 'figures'}")

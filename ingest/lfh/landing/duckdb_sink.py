@@ -27,7 +27,7 @@ import duckdb
 import polars as pl
 
 from lfh.landing.schema import ensure_raw_schema
-from lfh.landing.sink import PROVENANCE, TARGETS, LandedCounts, LoadRecord, Provenance
+from lfh.landing.sink import HISTORY_TABLES, PROVENANCE, TARGETS, LandedCounts, LoadRecord, Provenance
 
 PAUSE_ENV_VAR = "LFH_INGEST_TEST_PAUSE_FILE"
 MEMORY_ENV_VAR = "LFH_INGEST_MEMORY_LIMIT"
@@ -102,16 +102,54 @@ class DuckDBSink:
         ).fetchone()
         return int(moved[0]) if moved else 0
 
+    def _move_hand_labels(self) -> tuple[int, int]:
+        """Hand labels have a history (HISTORY_TABLES): insert the first incoming row of each key unless the latest
+        held row of that key (by loaded_at, then load_id) has the same content. Returns (inserted, of which
+        changed: their key held an earlier, different value, which stays in raw.hand_labels)."""
+        columns, key = TARGETS["hand_labels"]
+        every = [*[name for name in columns if name not in PROVENANCE], *PROVENANCE]
+        content = [name for name in columns if name not in key]
+        on_key = " and ".join(f"{{a}}.{name} is not distinct from {{b}}.{name}" for name in key)
+        same = " and ".join(f"latest.{name} is not distinct from i.{name}" for name in content)
+        self.connection.execute(f"""
+            create or replace temp table hand_labels_moving as
+            select {", ".join(f"i.{name}" for name in every)} from {INCOMING}.hand_labels as i
+            semi join (select {", ".join(key)}, min(source_row) as source_row from {INCOMING}.hand_labels
+                       group by all) as first
+              on {on_key.format(a="first", b="i")} and first.source_row = i.source_row
+            where not exists (
+                select 1 from (
+                    select * from raw.hand_labels
+                    qualify row_number() over (partition by {", ".join(key)}
+                                               order by loaded_at desc, load_id desc, source_row desc) = 1
+                ) as latest
+                where {on_key.format(a="latest", b="i")} and {same})""")
+        changed = self.connection.execute(
+            f"""select count(*) from hand_labels_moving as i
+                where exists (select 1 from raw.hand_labels as t where {on_key.format(a="t", b="i")})""").fetchone()
+        moved = self.connection.execute(
+            f"insert into raw.hand_labels ({', '.join(every)}) select {', '.join(every)} from hand_labels_moving"
+        ).fetchone()
+        self.connection.execute("drop table hand_labels_moving")
+        return (int(moved[0]) if moved else 0), (int(changed[0]) if changed else 0)
+
     def finish_file(self, load: LoadRecord) -> LandedCounts:
         provenance = load.provenance
         self.connection.execute("begin transaction")
         self._in_transaction = True
-        landed = {table: self._move(table) if self._offered[table] else 0 for table in TARGETS}
+        landed, changed = {}, 0
+        for table in TARGETS:
+            if not self._offered[table]:
+                landed[table] = 0
+            elif table in HISTORY_TABLES:
+                landed[table], changed = self._move_hand_labels()
+            else:
+                landed[table] = self._move(table)
         offered = sum(self._offered[table] for table in ("stories", "label_responses", "hand_labels"))
         counts = LandedCounts(stories=landed["stories"], label_responses=landed["label_responses"],
                               hand_labels=landed["hand_labels"],
                               duplicates=offered - landed["stories"] - landed["label_responses"]
-                              - landed["hand_labels"], rejected=load.rejected)
+                              - landed["hand_labels"], rejected=load.rejected, hand_labels_changed=changed)
         self.connection.execute(
             """insert into raw.load_log (load_id, source_file, file_sha256, file_kind, rows_read, rows_landed,
                    duplicates, rejected, stories_landed, label_responses_landed, hand_labels_landed, started_at,

@@ -55,6 +55,7 @@ class FileResult:
     counts: LandedCounts
     error: str | None = None
     unchanged_since: datetime | None = None  # set when the file was skipped: when its identical copy was loaded
+    notes: tuple[str, ...] = ()  # one line per hand-label cell not landed, and why
 
     def summary(self) -> str:
         if self.error is not None:
@@ -67,8 +68,10 @@ class FileResult:
                      (counts.hand_labels, "hand labels")]
         nonzero = [f"{label} {count}" for count, label in per_table if count]
         landed = f"{counts.landed} landed" + (f" ({', '.join(nonzero)})" if len(nonzero) > 1 else "")
+        changed = (f", {counts.hand_labels_changed} hand labels changed (the latest load wins; the earlier values "
+                   "stay in raw.hand_labels)" if counts.hand_labels_changed else "")
         return (f"{self.path}: {self.rows_read} rows read, {landed}, {counts.duplicates} duplicates, "
-                f"{counts.rejected} rejected")
+                f"{counts.rejected} rejected{changed}" + "".join(f"\n  {note}" for note in self.notes))
 
 
 def file_sha256(path: Path) -> str:
@@ -103,6 +106,7 @@ class _FileLoad:
     rows_read: int = 0
     rejected: int = 0
     pending_rejects: list[pl.DataFrame] = field(default_factory=list)
+    hand_label_notes: list[str] = field(default_factory=list)
 
 
 def _normalised(path: Path, stream: RecordStream, load: _FileLoad) -> Iterator[Batch]:
@@ -124,8 +128,9 @@ def _check_not_mixing(sink: LandingSink, path: Path, simulated: bool, story_ids:
 
 
 def land_file(sink: LandingSink, path: Path, provenance: Provenance, options: ReadOptions,
-              allow_mix: bool = False) -> tuple[LandedCounts, str, int]:
-    """Read, land and finish one file inside the sink's open load: (counts, file kind, rows read)."""
+              allow_mix: bool = False) -> tuple[LandedCounts, str, int, list[str]]:
+    """Read, land and finish one file inside the sink's open load: (counts, file kind, rows read, what became of
+    the hand-label cells not landed: one line each, at most HAND_LABEL_NOTES)."""
     stream = open_records(path, options)
     load = _FileLoad()
     later = _raw_records_later(stream)
@@ -138,6 +143,7 @@ def land_file(sink: LandingSink, path: Path, provenance: Provenance, options: Re
         load.file_kind = load.file_kind or (batch.file_kind if batch.rows_read else None)
         load.rows_read += batch.rows_read
         load.rejected += batch.rejects.height
+        _note_hand_label_rejects(load, batch.rejects)
         land_batch(sink, batch, rejects_now=not later)
         if later and batch.rejects.height:
             load.pending_rejects.append(batch.rejects)
@@ -146,7 +152,22 @@ def land_file(sink: LandingSink, path: Path, provenance: Provenance, options: Re
             land_rejects(sink, completed)
     file_kind = load.file_kind or f"empty_{stream.source_kind}"
     return sink.finish_file(LoadRecord(provenance, file_kind, load.rows_read, load.rejected)), file_kind, \
-        load.rows_read
+        load.rows_read, load.hand_label_notes
+
+
+HAND_LABEL_NOTES = 20
+
+
+def _note_hand_label_rejects(load: _FileLoad, rejects: pl.DataFrame) -> None:
+    """Hand labels are a person's work: say, for each cell not landed, which row and why (the first few)."""
+    if not rejects.height or len(load.hand_label_notes) >= HAND_LABEL_NOTES:
+        return
+    for source_row, reason, detail in rejects.filter(pl.col("target_table") == "hand_labels").select(
+            "source_row", "reason", "detail").iter_rows():
+        if len(load.hand_label_notes) >= HAND_LABEL_NOTES:
+            load.hand_label_notes.append("... (every one is in raw.rejects, target_table 'hand_labels')")
+            return
+        load.hand_label_notes.append(f"row {source_row}: {reason}: {detail}")
 
 
 def _raw_records_later(stream: RecordStream) -> bool:
@@ -172,7 +193,7 @@ def ingest_file(sink: LandingSink, path: Path, reread: bool = False, options: Re
                               unchanged_since=previous_load)
         sink.begin_file(provenance)
         try:
-            counts, file_kind, rows_read = land_file(sink, path, provenance, options, allow_mix)
+            counts, file_kind, rows_read, notes = land_file(sink, path, provenance, options, allow_mix)
         except BaseException:
             sink.abort_file()
             raise
@@ -182,7 +203,7 @@ def ingest_file(sink: LandingSink, path: Path, reread: bool = False, options: Re
                    else str(exc) if isinstance(exc, MixedDataError) else f"{type(exc).__name__}: {exc}")
         sink.record_failure(provenance, file_format(path), problem)
         return FileResult(path=path, file_kind=None, rows_read=0, counts=LandedCounts(), error=problem)
-    return FileResult(path=path, file_kind=file_kind, rows_read=rows_read, counts=counts)
+    return FileResult(path=path, file_kind=file_kind, rows_read=rows_read, counts=counts, notes=tuple(notes))
 
 
 def unreadable_path(sink: LandingSink, path: Path, problem: str) -> FileResult:

@@ -40,6 +40,13 @@ _KEYS: dict[str, list[str]] = {
     "rejects": ["source_file", "source_row", "target_table", "reason", "detail"],
 }
 LANDED_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log")
+# Tables with a history (lfh.landing.sink.HISTORY_TABLES): a row is a duplicate only when the latest landed row of
+# its key has the same content, so these compare on key + content against the latest row of each key.
+_HISTORY_CONTENT: dict[str, list[str]] = {"hand_labels": ["gender", "name", "name_raw", "reference_words"]}
+
+
+def _compared(table: str) -> list[str]:
+    return [*_KEYS[table], *_HISTORY_CONTENT.get(table, [])]
 
 
 class ParquetSinkError(InputError):
@@ -130,11 +137,17 @@ class ParquetSink:
 
     def _existing_keys(self, table: str) -> pl.DataFrame:
         if table not in self._keys:
-            key = _KEYS[table]
+            key = _compared(table)
             parts = _parts(self.directory, table)
             schema = pl.from_arrow(self.schemas[table].empty_table()).select(key).schema
-            self._keys[table] = (pl.read_parquet(parts, columns=key).cast(schema) if parts
-                                 else pl.DataFrame(schema=schema))
+            if parts and table in _HISTORY_CONTENT:  # the latest row of each key
+                landed = pl.read_parquet(parts, columns=[*key, "loaded_at", "load_id", "source_row"])
+                landed = landed.sort("loaded_at", "load_id", "source_row").unique(
+                    subset=_KEYS[table], keep="last", maintain_order=True).select(key)
+                self._keys[table] = landed.cast(schema)
+            else:
+                self._keys[table] = (pl.read_parquet(parts, columns=key).cast(schema) if parts
+                                     else pl.DataFrame(schema=schema))
         return self._keys[table]
 
     # -- the landing-sink operations: one file's load at a time, all or nothing ---------------------------------
@@ -164,12 +177,13 @@ class ParquetSink:
         rows = self._new_rows(table, frame, self._provenance)
         staged_keys = [keys for staged_table, _, keys in self._staged if staged_table == table]
         if staged_keys:
-            rows = rows.join(pl.concat(staged_keys), on=_KEYS[table], how="anti", nulls_equal=True)
+            rows = rows.join(pl.concat(staged_keys).select(_KEYS[table]), on=_KEYS[table], how="anti",
+                             nulls_equal=True)
         if rows.height:
             target = self.directory / table / f"{self._provenance.load_id}-{len(self._staged):05d}.parquet"
             target.parent.mkdir(parents=True, exist_ok=True)
             pq.write_table(self._to_arrow(table, rows), _temporary(target))
-            self._staged.append((table, target, rows.select(_KEYS[table])))
+            self._staged.append((table, target, rows.select(_compared(table))))
         return rows.height
 
     def finish_file(self, load: LoadRecord) -> LandedCounts:
@@ -181,7 +195,8 @@ class ParquetSink:
         counts = LandedCounts(stories=landed["stories"], label_responses=landed["label_responses"],
                               hand_labels=landed["hand_labels"],
                               duplicates=offered - landed["stories"] - landed["label_responses"]
-                              - landed["hand_labels"], rejected=load.rejected)
+                              - landed["hand_labels"], rejected=load.rejected,
+                              hand_labels_changed=self._changed("hand_labels"))
         for _, target, _ in self._staged:
             temporary = _temporary(target)
             with open(temporary, "rb") as handle:
@@ -189,9 +204,20 @@ class ParquetSink:
             os.replace(temporary, target)
         self._commit(self._load_row(load.provenance, load.file_kind, load.rows_read, counts, "loaded", None))
         for table, _, keys in self._staged:
-            self._keys[table] = pl.concat([self._existing_keys(table), keys])
+            merged = pl.concat([self._existing_keys(table), keys])
+            if table in _HISTORY_CONTENT:  # the new row is now the latest of its key
+                merged = merged.unique(subset=_KEYS[table], keep="last", maintain_order=True)
+            self._keys[table] = merged
         self._provenance, self._staged, self._offered = None, [], {}
         return counts
+
+    def _changed(self, table: str) -> int:
+        """Staged rows of a history table whose key already held an (earlier, different) row."""
+        staged = [keys for staged_table, _, keys in self._staged if staged_table == table]
+        if not staged:
+            return 0
+        return pl.concat(staged).join(self._existing_keys(table).select(_KEYS[table]).unique(), on=_KEYS[table],
+                                      how="semi", nulls_equal=True).height
 
     def abort_file(self) -> None:
         for _, target, _ in self._staged:
@@ -208,6 +234,7 @@ class ParquetSink:
     def _new_rows(self, table: str, frame: pl.DataFrame, provenance: Provenance) -> pl.DataFrame:
         """The rows of frame whose key is not landed yet (the first by source_row within the file), provenance added."""
         key = _KEYS[table]
+        compared = _compared(table)
         rows = frame.with_columns(pl.lit(provenance.source_file).alias("source_file"),
                                   pl.lit(provenance.file_sha256).alias("file_sha256"),
                                   pl.lit(provenance.loaded_at).cast(pl.Datetime("us")).alias("loaded_at"),
@@ -215,7 +242,7 @@ class ParquetSink:
         rows = rows.cast({name: dtype for name, dtype in self._existing_keys(table).schema.items()})
         if rows.select(key).is_duplicated().any():
             rows = rows.sort("source_row").unique(subset=key, keep="first", maintain_order=True)
-        return rows.join(self._existing_keys(table), on=key, how="anti", nulls_equal=True)
+        return rows.join(self._existing_keys(table), on=compared, how="anti", nulls_equal=True)
 
     def _to_arrow(self, table: str, rows: pl.DataFrame) -> pa.Table:
         schema = self.schemas[table]

@@ -30,6 +30,9 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
                 ["source_file", "source_row", "target_table", "reason", "detail"]),
 }
 PROVENANCE = ["source_file", "source_row", "file_sha256", "loaded_at", "load_id"]
+# Tables with a history: a row whose key is held lands again when its content differs from the latest held row of
+# that key (a corrected hand label); raw stays append-only, and the models read the latest (int_hand_labels_paired).
+HISTORY_TABLES = ("hand_labels",)
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class LandedCounts:
     hand_labels: int = 0
     duplicates: int = 0
     rejected: int = 0
+    hand_labels_changed: int = 0  # of hand_labels: rows replacing an earlier, different label of the same key
 
     @property
     def landed(self) -> int:
@@ -55,7 +59,7 @@ class LandedCounts:
     def __add__(self, other: LandedCounts) -> LandedCounts:
         return LandedCounts(self.stories + other.stories, self.label_responses + other.label_responses,
                             self.hand_labels + other.hand_labels, self.duplicates + other.duplicates,
-                            self.rejected + other.rejected)
+                            self.rejected + other.rejected, self.hand_labels_changed + other.hand_labels_changed)
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,8 @@ class LandingSink(Protocol):
         is visible before finish_file; memory must not grow with the number of batches."""
 
     def finish_file(self, load: LoadRecord) -> LandedCounts:
-        """Keep, per table, the first row (by source_row) of each key not held yet; record the load
+        """Keep, per table, the first row (by source_row) of each key not held yet (HISTORY_TABLES: or whose latest
+        held row differs); record the load
         (raw.load_log) and make everything of the file visible at once. Returns what landed; duplicates are
         the offered rows of stories, label_responses and hand_labels that did not."""
 

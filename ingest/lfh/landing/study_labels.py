@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from lfh.identity import response_ids
+from lfh.landing.hand_cells import checked_hand_labels
 from lfh.landing.literals import string_list_column
 from lfh.landing.project_formats import LABEL_RESPONSE_COLUMNS
 
@@ -12,6 +13,9 @@ HAND_LABEL_COLUMNS = ["story_id", "role", "gender", "name", "name_raw", "referen
                       "source_row"]
 ROLES = {"subject": "Subject", "object": "Object"}
 REJECTION_SCHEMA = {"source_row": pl.Int64, "reason": pl.String, "detail": pl.String}
+# the workbook cells of each role's label, gender cell first (lfh.landing.hand_cells)
+AUDIT_CELLS = {role: (f"Manual {title} Gender", f"Manual {title} Name") for role, title in ROLES.items()}
+TRAINING_CELLS = {role: (None, f"Correct {title} Name", f"Correct {title} References") for role, title in ROLES.items()}
 
 
 def _unreadable(rows: pl.DataFrame, column: str, parsed: str, workbook_column: str | None = None) -> pl.DataFrame:
@@ -95,10 +99,17 @@ def hand_labels(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     rejected: list[pl.DataFrame] = []
     has_audit = any(name.startswith("Manual ") for name in rows.columns)
     has_training = any(name.startswith("Correct ") for name in rows.columns)
-    for role, title in ROLES.items():
-        for present, build in ((has_audit, _audit_labels), (has_training, _training_labels)):
-            if present:
-                role_labels, role_rejected = build(rows, role, title)
-                labels.append(role_labels)
-                rejected.append(role_rejected)
+    for present, build, cells in ((has_audit, _audit_labels, AUDIT_CELLS), (has_training, _training_labels,
+                                                                             TRAINING_CELLS)):
+        if not present:
+            continue
+        source_labels: list[pl.DataFrame] = []
+        for role, title in ROLES.items():
+            role_labels, role_rejected = build(rows, role, title)
+            source_labels.append(role_labels)
+            rejected.append(role_rejected)
+        # every cell understood or rejected with its reason (drop-down values, formulas, objects)
+        checked, checked_rejected = checked_hand_labels(_concat(source_labels, {}), rows, cells)
+        labels.append(checked)
+        rejected.append(checked_rejected)
     return _concat(labels, {}), _concat(rejected, REJECTION_SCHEMA)

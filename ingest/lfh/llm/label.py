@@ -16,7 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lfh import identity
-from lfh.errors import EndpointError, InputError, WarehouseError
+from lfh.db import reading
+from lfh.errors import EndpointError, InputError
 from lfh.llm.client import Completion, Job
 from lfh.llm.config import ModelConfig, pick_models
 from lfh.llm.generate import default_landing, failures_file
@@ -124,14 +125,8 @@ def spool_warehouse_stories(db_path: Path, spool: Path) -> bool:
 
 @contextlib.contextmanager
 def _read_only_warehouse(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    try:
-        connection = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error as exc:
-        raise WarehouseError(f"cannot read {db_path}: {exc}. Close the process holding it and retry.") from None
-    try:
+    with reading(db_path, "read the stories to label") as connection:  # waits for a running build
         yield connection
-    finally:
-        connection.close()
 
 
 def _has_raw_table(connection: duckdb.DuckDBPyConnection, table: str) -> bool:

@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.db import reading
 from lfh.errors import WarehouseError
 from lfh.serve.copy import present_marts
 
@@ -33,16 +34,11 @@ def _has_column(connection: duckdb.DuckDBPyConnection, mart: str, column: str) -
     return bool(found and found[0])
 
 
-def read_marts(db_path: Path) -> dict[str, pl.DataFrame]:
+def read_marts(db_path: Path, wait: float | None = None) -> dict[str, pl.DataFrame]:
     """Every mart the report draws (an absent mart comes back as an empty frame, and its section says so)."""
     if not db_path.is_file():
         raise MartsMissing(f"{db_path} does not exist: run `lfh build` (or `lfh demo`) first, or pass --db")
-    try:
-        connection = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.IOException as exc:
-        raise MartsMissing(f"cannot open {db_path} read-only ({exc}); if a build is running, wait for it, or "
-                           "point --db at a published copy (lfh publish)") from exc
-    try:
+    with reading(db_path, "write the report", wait) as connection:
         present = set(present_marts(connection))  # build warehouse or published copy: `marts.<name>` reads both
         if "fct_representation_ratios" not in present:
             raise MartsMissing(f"{db_path} has no marts.fct_representation_ratios: run `lfh build` first")
@@ -54,5 +50,3 @@ def read_marts(db_path: Path) -> dict[str, pl.DataFrame]:
             frames[mart] = (connection.sql(f"select {columns} from marts.{mart}").pl() if mart in present
                             else pl.DataFrame())
         return frames
-    finally:
-        connection.close()

@@ -129,9 +129,9 @@ def is_simulated(marts: dict[str, pl.DataFrame]) -> bool:
     return any(labeler.startswith(SIMULATED_LABELER_PREFIX) for labeler in labelers)
 
 
-def write_report(db_path: Path, out_dir: Path) -> Path:
+def write_report(db_path: Path, out_dir: Path, wait: float | None = None) -> Path:
     """Writes out_dir/index.html and out_dir/figures/*.png|svg; returns the HTML path."""
-    marts = read_marts(db_path)
+    marts = read_marts(db_path, wait)
     simulated = is_simulated(marts)
     figure_dir = out_dir / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)

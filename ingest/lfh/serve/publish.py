@@ -103,12 +103,16 @@ def build_manifest(build_db: Path, version_dir: Path, target_dir: Path, warehous
     }
 
 
-def publish_marts(build_db: Path, destination: Path, target_dir: Path, keep: int = 3) -> Publication:
+def publish_marts(build_db: Path, destination: Path, target_dir: Path, keep: int = 3,
+                  wait: float | None = None) -> Publication:
     """Copy, export, describe, then flip `current`. On any failure the previous publication stays current."""
     build_db = build_db.resolve()
     destination = destination.resolve()
-    # never mid-build marts; a missing warehouse is refused below without leaving a lock file (or its folder)
-    held = warehouse_lock(build_db, "publish") if build_db.exists() else contextlib.nullcontext()
+    # never mid-build marts: a reader of the warehouse (shared lock; waits up to `wait` seconds for a build); two
+    # publications of one destination are kept apart by publish_lock. A missing warehouse is refused below
+    # without leaving a lock file (or its folder)
+    held = warehouse_lock(build_db, "publish", shared=True, wait=wait) if build_db.exists() \
+        else contextlib.nullcontext()
     with held, publish_lock(destination):
         build_dir = new_build_dir(destination)
         try:

@@ -13,6 +13,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from lfh.db import reading
 from lfh.errors import LexiconError
 from lfh.paths import seeds_dir
 from lfh.simulate.config import RACE_POOLS, SimConfig
@@ -53,25 +54,19 @@ def read_lexicon(db_path: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The two lexicon tables, read-only. Raises LexiconMissing with what to run when they are not there."""
     if not db_path.exists():
         raise LexiconMissing(f"{db_path} does not exist: run `lfh lexicon` first (it writes the name tables)")
-    try:
-        connection = duckdb.connect(str(db_path), read_only=True)
-    except duckdb.IOException as exc:
-        raise LexiconMissing(f"cannot read {db_path} ({exc}): another process is writing it; wait for it to "
-                             "finish and run again") from exc
-    try:
-        has_sex = connection.execute(
-            "select count(*) from information_schema.columns where table_schema = 'raw' "
-            "and table_name = 'census_first_names' and column_name = 'pct_female'").fetchone()[0]
-        census = connection.sql(
-            "select first_name, n_total, " + ", ".join(f"pct_{group}" for group in CENSUS_GROUPS)
-            + (", pct_female" if has_sex else ", null::double as pct_female")  # lexicons written before it
-            + " from raw.census_first_names").pl()
-        wikipedia = connection.sql(
-            "select first_name, n_bearers, pct_mena, pct_nhpi from raw.wikipedia_first_names").pl()
-    except duckdb.CatalogException as exc:
-        raise LexiconMissing(f"{db_path}: lexicon tables missing ({exc}); run `lfh lexicon` first") from exc
-    finally:
-        connection.close()
+    with reading(db_path, "read the lexicon") as connection:  # waits for a running lexicon or build
+        try:
+            has_sex = connection.execute(
+                "select count(*) from information_schema.columns where table_schema = 'raw' "
+                "and table_name = 'census_first_names' and column_name = 'pct_female'").fetchone()[0]
+            census = connection.sql(
+                "select first_name, n_total, " + ", ".join(f"pct_{group}" for group in CENSUS_GROUPS)
+                + (", pct_female" if has_sex else ", null::double as pct_female")  # lexicons written before it
+                + " from raw.census_first_names").pl()
+            wikipedia = connection.sql(
+                "select first_name, n_bearers, pct_mena, pct_nhpi from raw.wikipedia_first_names").pl()
+        except duckdb.CatalogException as exc:
+            raise LexiconMissing(f"{db_path}: lexicon tables missing ({exc}); run `lfh lexicon` first") from exc
     if census.is_empty() or wikipedia.is_empty():
         raise LexiconMissing(f"{db_path}: raw.census_first_names or raw.wikipedia_first_names is empty; "
                              "run `lfh lexicon` first")

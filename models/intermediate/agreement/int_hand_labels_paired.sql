@@ -1,6 +1,8 @@
--- Characters with a hand label (non-null hand gender) beside what the cleaning inferred: the input of
--- fct_labeler_agreement. One hand label per story and role: the latest loaded (audit_manual before
--- training_correct on a tie).
+-- Characters with a hand label (a hand gender in seeds/hand_gender_codes.csv) beside what the cleaning inferred:
+-- the input of fct_labeler_agreement. Hand labels have a history (raw.hand_labels is append-only; a corrected
+-- label lands as a new row): the latest load of each story, role and source wins, then one hand label per story
+-- and role, the latest loaded (audit_manual before training_correct on a tie). Ingest rejects a gender outside
+-- the drop-down, so none reaches here unmapped (a row landed before that check is left out; stg warns of it).
 with
 
 characters as (
@@ -8,10 +10,19 @@ characters as (
     from {{ ref('int_characters_joined') }}
 ),
 
+latest_labels as (
+    select story_id, role, gender, name, label_source, loaded_at, source_file, source_row
+    from {{ ref('stg_hand_labels') }}
+    qualify row_number() over (
+        partition by story_id, role, label_source
+        order by loaded_at desc, load_id desc, source_row desc
+    ) = 1
+),
+
 hand_labels as (
     select story_id, role, gender, name
-    from {{ ref('stg_hand_labels') }}
-    where gender_given is not null
+    from latest_labels
+    where gender is not null
     qualify row_number() over (
         partition by story_id, role
         order by loaded_at desc, label_source asc, source_file asc, source_row asc
