@@ -253,7 +253,9 @@
     cell_keys, plus the same over every model (model = var all_models_label); its pool is the cell_keys summed over
     every model (so the 'All' cell is its own pool). The rectifier comes from the cell or the pool by
     ppi_cell_or_pool_columns(); only cells whose pool has a hand label get a row; estimates are null where the chosen
-    source has fewer than var ppi_min_hand_labeled hand-labeled units. Emits one query with the columns model,
+    source has fewer than var ppi_min_hand_labeled hand-labeled units. The interval is ppi_ratio_select()'s, then a
+    pooled cell's own hand labels keep 0 (none of them in the category) and 1 (all of them) inside it
+    (ppi_interval_widen_*; docs/CORRECTION.md, "The interval"). Emits one query with the columns model,
     cell_keys, rectifier_source, lam, unlabeled_n, hand_labeled_n, corrected_share, corrected_share_ci_lower,
     corrected_share_ci_upper, corrected_share_variance. Nested selects, not CTEs, so that the caller keeps its own
     CTEs. -#}
