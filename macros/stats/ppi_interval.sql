@@ -13,6 +13,8 @@
        of m] (a share they cannot rule out is inside, and so is 0); where they show every unit in the category:
        [Wilson lower bound of m of m, 1].
 
+    (ppi_corrected_shares then applies the widening of part 3 with a pooled cell's own hand labels, keeping 0 and 1
+    only: ppi_interval_widen_lower / _upper with to_zero_only / to_one_only.)
     The hull of intervals covers whenever any of them covers, so it is at least as valid as the most valid of the
     three: where 1 holds (inside the parameter space, the PPI central limit theorem) it is kept, and at the
     boundary, where it does not, the hand labels' own score bound is. With m = 0 (no hand-labeled unit in the
