@@ -6,6 +6,10 @@ ppi_py has no ratio estimator, so the share a / b is checked two ways: its point
 `ppi_mean_pointestimate` calls, and its delta-method variance as the variance of one PPI mean of the linearised
 outcome (a - r b) / b (`ppi_mean_ci` on those values): the delta method is exactly that, and it brings the
 covariance of the two means with it. A numpy implementation of Var a, Var b and Cov(a, b) checks the same number.
+
+The interval (macros/stats/ppi_interval.sql) is the hull of ppi_py's normal interval and, at the boundary, Wilson
+bounds on the hand-labeled units: checked against `interval_reference` below, a plain-Python statement of
+docs/CORRECTION.md's rule whose Wilson bounds are scipy's (`binomtest(...).proportion_ci(method="wilson")`).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 import pytest
-from scipy.stats import norm
+from scipy.stats import binomtest, norm
 
 from lfh.build.correction_check import UNITS, compiled_correction_sql
 
@@ -24,6 +28,48 @@ ppi_py = pytest.importorskip("ppi_py")
 Z = 1.96
 ALPHA = 2 * (1 - norm.cdf(Z))  # ppi_py takes alpha; the project's z is var wilson_z = 1.96
 GENDERS = ("female", "male", "nonbinary")
+
+
+def wilson(successes: float, trials: float) -> tuple[float, float]:
+    """Wilson score interval at z = Z (closed form; scipy's for whole counts, test_wilson_matches_scipy)."""
+    if trials <= 0:
+        return 0.0, 1.0
+    p, z2 = successes / trials, Z * Z
+    center, scale = p + z2 / (2 * trials), 1 + z2 / trials
+    half = Z * (p * (1 - p) / trials + z2 / (4 * trials * trials)) ** 0.5
+    return max(0.0, (center - half) / scale), min(1.0, (center + half) / scale)
+
+
+def interval_reference(raw: float, variance: float, total_n: float, hand_subset: float, hand_category: float,
+                       cell_subset: float, cell_category: float) -> tuple[float, float]:
+    """docs/CORRECTION.md, "The interval": the hull of (1) the PPI normal interval clamped to [0, 1], (2) where the
+    variance degenerates (<= 0, or the projected share at 0 or 1) the Wilson interval of the share on m hand-labeled
+    units (m = hand_subset at most total_n), (3) where the hand labels show none of the category [0, Wilson upper
+    of 0 of m], where they show all [Wilson lower of m of m, 1]; then a cell's own hand labels keep 0 (none of
+    the category among them) or 1 (all)."""
+    share = min(1.0, max(0.0, raw))
+    sd = max(0.0, variance) ** 0.5
+    lower, upper = min(1.0, max(0.0, raw - Z * sd)), max(0.0, min(1.0, raw + Z * sd))
+    m = max(0.0, min(hand_subset, total_n))
+    if variance <= 0 or share <= 0 or share >= 1:
+        fallback = wilson(share * m, m)
+        lower, upper = min(lower, fallback[0]), max(upper, fallback[1])
+    if m > 0 and hand_category <= 0:
+        lower, upper = 0.0, max(upper, wilson(0, m)[1])
+    if m > 0 and hand_category >= hand_subset:
+        lower, upper = min(lower, wilson(m, m)[0]), 1.0
+    if cell_subset > 0 and cell_category <= 0:
+        lower = 0.0
+    if cell_subset > 0 and cell_category >= cell_subset:
+        upper = 1.0
+    return lower, upper
+
+
+def test_wilson_matches_scipy() -> None:
+    for successes, trials in [(0, 1), (0, 20), (3, 20), (20, 20), (7, 131), (130, 131)]:
+        ours = wilson(successes, trials)
+        theirs = binomtest(successes, trials).proportion_ci(confidence_level=1 - ALPHA, method="wilson")
+        assert ours == pytest.approx((theirs.low, theirs.high), abs=1e-9), (successes, trials)
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +161,7 @@ def test_corrected_gender_shares_match_ppi_python(queries: dict[str, str]) -> No
         f"corrected_share_variance, corrected_share_ci_lower, corrected_share_ci_upper "
         f"from ({queries['gender'].replace(UNITS, 'units')})").fetchall()
     measured = {(model, condition, gender): rest for model, condition, gender, *rest in result}
-    checked = 0
+    checked = interior = 0
     for (model, condition, gender), (source, n, share, variance, lower, upper) in measured.items():
         cell = [row for row in rows if row[4] == condition and (model == "All" or row[2] == model)]
         unlabeled = [row for row in cell if not row[9]]
@@ -127,12 +173,51 @@ def test_corrected_gender_shares_match_ppi_python(queries: dict[str, str]) -> No
         assert r_np == pytest.approx(r_ref, rel=1e-9) and variance_np == pytest.approx(variance_ref, rel=1e-9)
         assert share == pytest.approx(min(1.0, max(0.0, r_ref)), abs=1e-12), (model, condition, gender)
         assert variance == pytest.approx(variance_ref, rel=1e-9), (model, condition, gender)
-        assert lower == pytest.approx(max(0.0, lower_ref), abs=1e-12)
-        assert upper == pytest.approx(min(1.0, upper_ref), abs=1e-12)
+        own = _indicators([row for row in cell if row[9]], gender)
+        expected = interval_reference(r_ref, variance_ref, len(x["fa_u"]) + n, x["yb"].sum(), x["ya"].sum(),
+                                      own["yb"].sum(), own["ya"].sum())
+        assert (lower, upper) == pytest.approx(expected, abs=1e-9), (model, condition, gender)
+        assert upper > lower
+        if 0 < r_ref < 1 and 0 < x["ya"].sum() < x["yb"].sum() and 0 < own["ya"].sum() < own["yb"].sum():
+            # inside the parameter space the interval is ppi_py's normal interval, clamped to [0, 1]
+            assert (lower, upper) == pytest.approx((max(0.0, lower_ref), min(1.0, upper_ref)), abs=1e-12)
+            interior += 1
         checked += 1
+    assert interior >= 10
     assert checked == 3 * 5  # M1 and All baseline and dominant, M2 baseline: 5 cells x 3 genders
     assert {key[0]: value[0] for key, value in measured.items() if key[1] == "baseline"} == {
         "M1": "cell", "M2": "pooled", "All": "cell"}
+
+
+def test_a_category_nobody_shows_gets_the_hand_labels_wilson_bound(queries: dict[str, str]) -> None:
+    """Neither the labeler nor a hand label shows a non-binary character: the PPI variance is 0 and the normal
+    interval [0, 0]. The published interval is [0, Wilson upper bound of 0 of m] (scipy's), m = the hand-labeled
+    characters with a coded gender of the rectifier's source: the cell's own 40, the pool's 45 for M2 (5 own)."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for model, unlabeled, labeled in (("M1", 300, 40), ("M2", 100, 5)):
+        for index in range(unlabeled + labeled):
+            hand = "female" if rng.random() < 0.5 else "male"
+            inferred = hand if rng.random() < 0.9 else ("male" if hand == "female" else "female")
+            is_labeled = index >= unlabeled
+            rows.append((f"{model}-{index}", "subject", model, "labor", "baseline", None, "actor", inferred,
+                         hand if is_labeled else None, is_labeled))
+    connection = duckdb.connect()
+    connection.execute("""create table units (story_id varchar, role varchar, model varchar, domain varchar,
+        condition varchar, prompt_id varchar, role_text varchar, inferred_gender varchar, hand_gender varchar,
+        is_hand_labeled boolean)""")
+    connection.executemany("insert into units values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    result = connection.execute(
+        f"select model, corrected_share, corrected_share_variance, corrected_share_ci_lower, corrected_share_ci_upper "
+        f"from ({queries['gender'].replace(UNITS, 'units')}) where gender = 'nonbinary' order by model").fetchall()
+    expected_m = {"All": 45, "M1": 40, "M2": 45}
+    for model, share, variance, lower, upper in result:
+        exact = binomtest(0, expected_m[model]).proportion_ci(confidence_level=1 - ALPHA, method="wilson")
+        assert share == 0 and variance == pytest.approx(0, abs=1e-15) and lower == 0, model
+        assert upper == pytest.approx(exact.high, abs=1e-12), model  # 3.8416 / (m + 3.8416)
+        # the exact (Clopper-Pearson) bound for 0 of m is 1 - (alpha/2)^(1/m): within 0.01 of Wilson's here
+        assert abs(upper - (1 - (ALPHA / 2) ** (1 / expected_m[model]))) < 0.01
+    assert [row[0] for row in result] == ["All", "M1", "M2"]
 
 
 def test_no_hand_labels_no_rows(queries: dict[str, str]) -> None:

@@ -132,9 +132,10 @@
 {#- The corrected share a / b of every row of `relation`, a relation holding key_columns, a column lam_column
     (the lam to use in that row) and the sums of ppi_ratio_sums() with the rectifier's n in labeled_n. Emits a
     query with key_columns, lam, unlabeled_n, labeled_n, ppi_mean_a, ppi_mean_b, corrected_share (projected
-    onto [0, 1]), corrected_share_variance and corrected_share_ci_lower / _upper (normal interval on the
-    delta-method variance, clamped to [0, 1]). Null estimates where labeled_n = 0 or the estimate of b is not
-    positive (no units in the subset). Nested selects, not lateral aliases, so every adapter runs it. -#}
+    onto [0, 1]), corrected_share_variance and corrected_share_ci_lower / _upper (macros/stats/ppi_interval.sql:
+    the normal interval on the delta-method variance, widened at the boundary to the hand labels' own Wilson
+    bound, so that it has width and keeps every share they cannot rule out). Null estimates where labeled_n = 0 or
+    the estimate of b is not positive (no units in the subset). Nested selects, not lateral aliases, so every adapter runs it. -#}
 {% macro ppi_ratio_select(relation, key_columns, lam_column='lam') -%}
     {%- set keys = key_columns | join(', ') -%}
     select
@@ -144,10 +145,17 @@
         labeled_n,
         ppi_mean_a,
         ppi_mean_b,
-        {{ clamp_unit_interval('raw_share') }} as corrected_share,
+        corrected_share,
         share_variance as corrected_share_variance,
-        {{ normal_interval_lower('raw_share', 'share_variance') }} as corrected_share_ci_lower,
-        {{ normal_interval_upper('raw_share', 'share_variance') }} as corrected_share_ci_upper
+        {{ ppi_interval_lower('raw_share', 'corrected_share', 'share_variance', 'interval_hand_n', 'labeled_sum_yb',
+                              'labeled_sum_ya') }} as corrected_share_ci_lower,
+        {{ ppi_interval_upper('raw_share', 'corrected_share', 'share_variance', 'interval_hand_n', 'labeled_sum_yb',
+                              'labeled_sum_ya') }} as corrected_share_ci_upper
+    from (
+    select
+        *,
+        {{ clamp_unit_interval('raw_share') }} as corrected_share,
+        {{ ppi_interval_hand_n('unlabeled_n + labeled_n', 'labeled_sum_yb') }} as interval_hand_n
     from (
         select
             *,
@@ -161,6 +169,8 @@
                 lam,
                 unlabeled_n,
                 labeled_n,
+                labeled_sum_ya,
+                labeled_sum_yb,
                 {{ ppi_mean('unlabeled_n', 'unlabeled_sum_a', 'labeled_n', 'rectifier_sum_a', 'lam') }} as ppi_mean_a,
                 {{ ppi_mean('unlabeled_n', 'unlabeled_sum_b', 'labeled_n', 'rectifier_sum_b', 'lam') }} as ppi_mean_b,
                 {{ ppi_covariance('unlabeled_n',
@@ -189,6 +199,8 @@
                     unlabeled_sum_bb,
                     unlabeled_sum_ab,
                     labeled_n,
+                    labeled_sum_ya,
+                    labeled_sum_yb,
                     {{ rectifier_sum('labeled_sum_ya', 'labeled_sum_fa', lam_column) }} as rectifier_sum_a,
                     {{ rectifier_sum('labeled_sum_yb', 'labeled_sum_fb', lam_column) }} as rectifier_sum_b,
                     {{ rectifier_cross_sum('labeled_sum_yaya', 'labeled_sum_yafa', 'labeled_sum_yafa', 'labeled_sum_fafa', lam_column) }}
@@ -201,6 +213,7 @@
             ) as rectified
         ) as means
     ) as ratios
+    ) as projected
 {%- endmacro %}
 
 {#- Which hand labels correct a cell (docs/CORRECTION.md): the cell's own when it has at least
@@ -208,7 +221,9 @@
     assumption is that the labeler's errors, E[y - f], are the same for every model in the pool). A cell whose
     units are all hand-labeled (no unlabeled unit) is its own hand-label estimate: lam = 0, its own labels.
     Emits, from a cell alias and a pool alias with ppi_ratio_sums() columns: rectifier_source ('cell' |
-    'pooled' | null), lam, the cell's unlabeled sums, and labeled_n / labeled_sum_* of the chosen source.
+    'pooled' | null), lam, the cell's unlabeled sums, the cell's own hand-labeled units in the subset and in the
+    category (cell_labeled_sum_yb, cell_labeled_sum_ya: the interval keeps the shares they cannot rule out,
+    ppi_interval_widen_*), and labeled_n / labeled_sum_* of the chosen source.
     No corrected value (labeled_n of the source below var ppi_min_hand_labeled) is decided by the caller. -#}
 {% macro ppi_cell_or_pool_columns(cell, pool) -%}
     {%- set use_cell = "(" ~ cell ~ ".unlabeled_n = 0 or " ~ cell ~ ".labeled_n >= " ~ var('ppi_cell_min_hand_labeled') ~ ")" -%}
@@ -223,6 +238,8 @@
     {{ cell }}.unlabeled_sum_aa,
     {{ cell }}.unlabeled_sum_bb,
     {{ cell }}.unlabeled_sum_ab,
+    cast({{ cell }}.labeled_sum_ya as double) as cell_labeled_sum_ya,
+    cast({{ cell }}.labeled_sum_yb as double) as cell_labeled_sum_yb,
     cast(case when {{ use_cell }} then {{ cell }}.labeled_n else coalesce({{ pool }}.labeled_n, 0) end as bigint) as labeled_n,
     {%- for name in ['fa', 'fb', 'ya', 'yb', 'fafa', 'fbfb', 'fafb', 'yaya', 'ybyb', 'yayb', 'yafa', 'ybfb', 'yafb', 'fayb'] %}
     cast(case when {{ use_cell }} then {{ cell }}.labeled_sum_{{ name }} else coalesce({{ pool }}.labeled_sum_{{ name }}, 0) end
@@ -236,7 +253,9 @@
     cell_keys, plus the same over every model (model = var all_models_label); its pool is the cell_keys summed over
     every model (so the 'All' cell is its own pool). The rectifier comes from the cell or the pool by
     ppi_cell_or_pool_columns(); only cells whose pool has a hand label get a row; estimates are null where the chosen
-    source has fewer than var ppi_min_hand_labeled hand-labeled units. Emits one query with the columns model,
+    source has fewer than var ppi_min_hand_labeled hand-labeled units. The interval is ppi_ratio_select()'s, then a
+    pooled cell's own hand labels keep 0 (none of them in the category) and 1 (all of them) inside it
+    (ppi_interval_widen_*; docs/CORRECTION.md, "The interval"). Emits one query with the columns model,
     cell_keys, rectifier_source, lam, unlabeled_n, hand_labeled_n, corrected_share, corrected_share_ci_lower,
     corrected_share_ci_upper, corrected_share_variance. Nested selects, not CTEs, so that the caller keeps its own
     CTEs. -#}
@@ -279,12 +298,18 @@
         cast(lam as double) as lam,
         cast(unlabeled_n as bigint) as unlabeled_n,
         cast(labeled_n as bigint) as hand_labeled_n,
-        {%- for column in ['corrected_share', 'corrected_share_ci_lower', 'corrected_share_ci_upper',
-                           'corrected_share_variance'] %}
-        cast(case when labeled_n >= {{ var('ppi_min_hand_labeled') }} then {{ column }} end as double)
+        {%- for column, expression in [
+            ('corrected_share', 'corrected_share'),
+            ('corrected_share_ci_lower', ppi_interval_widen_lower('corrected_share_ci_lower', 'cell_labeled_sum_yb',
+                                                                  'cell_labeled_sum_ya', to_zero_only=true)),
+            ('corrected_share_ci_upper', ppi_interval_widen_upper('corrected_share_ci_upper', 'cell_labeled_sum_yb',
+                                                                  'cell_labeled_sum_ya', to_one_only=true)),
+            ('corrected_share_variance', 'corrected_share_variance')] %}
+        cast(case when labeled_n >= {{ var('ppi_min_hand_labeled') }} then {{ expression }} end as double)
             as {{ column }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from (
-        {{ ppi_ratio_select(chosen, ['model'] + cell_keys + ['rectifier_source']) }}
+        {{ ppi_ratio_select(chosen, ['model'] + cell_keys + ['rectifier_source', 'cell_labeled_sum_ya',
+                                                              'cell_labeled_sum_yb']) }}
     ) as estimates
 {%- endmacro %}

@@ -115,9 +115,12 @@ def _couple_truths(connection: duckdb.DuckDBPyConnection, couple_sql: str) -> di
 
 
 def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: float,
-               seed: int = 20240101, dbt_vars: dict | None = None) -> dict[tuple, CellCoverage]:
-    """Coverage of every cell over `splits` random story-level splits, hand labels kept on `labeled_fraction`."""
-    queries = compiled_correction_sql(db_path, target_path, dbt_vars)
+               seed: int = 20240101, dbt_vars: dict | None = None,
+               queries: dict[str, str] | None = None) -> dict[tuple, CellCoverage]:
+    """Coverage of every cell over `splits` random story-level splits, hand labels kept on `labeled_fraction`.
+    `queries` (as compiled_correction_sql returns them) replaces the compile, e.g. to score another version's
+    compiled SQL on the same splits."""
+    queries = queries or compiled_correction_sql(db_path, target_path, dbt_vars)
     connection = duckdb.connect(str(db_path))
     try:
         unlabeled = connection.execute(
@@ -184,16 +187,20 @@ def _score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str], cells
 
 
 def summarize(cells: dict[tuple, CellCoverage], select: re.Pattern | None = None) -> dict[str, float]:
-    """Pooled coverage over the chosen cells (key joined by '/', matched by `select`)."""
+    """Pooled coverage over the chosen cells (key joined by '/', matched by `select`), with the mean width of the
+    corrected interval over cell-splits and the count of zero-width corrected intervals."""
     chosen = [cell for key, cell in cells.items()
               if cell.splits and (select is None or select.search("/".join(map(str, key))))]
     evaluations = sum(cell.splits for cell in chosen)
+    widths = [width for cell in chosen for width in cell.widths]
     return {
         "cells": len(chosen),
         "evaluations": evaluations,
         "corrected_coverage": sum(cell.covered for cell in chosen) / evaluations if evaluations else float("nan"),
         "uncorrected_coverage": (sum(cell.uncorrected_covers for cell in chosen) / len(chosen)
                                  if chosen else float("nan")),
+        "mean_width": sum(widths) / len(widths) if widths else float("nan"),
+        "zero_width": sum(1 for width in widths if width <= 1e-12),
     }
 
 
@@ -206,6 +213,23 @@ GROUPS = {
     "Female-Male couples, all models": r"^couple/All/female_male$",
     "non-binary shares (characters and couples)": r"nonbinary",
 }
+
+GENDERS = ("female", "male", "nonbinary")
+COUPLE_TYPES = ("female_male", "female_female", "male_male", "female_nonbinary", "male_nonbinary",
+                "nonbinary_nonbinary")
+
+
+def category_groups() -> dict[str, str]:
+    """One group per category and level (docs/CORRECTION.md's per-category table): each gender share and each
+    couple type, in the all-model cells and in the per-model cells."""
+    groups = {}
+    for gender in GENDERS:
+        groups[f"{gender} share, all-model cells"] = rf"^gender/All/.*/{gender}$"
+        groups[f"{gender} share, per-model cells"] = rf"^gender/(?!All/).*/{gender}$"
+    for couple_type in COUPLE_TYPES:
+        groups[f"{couple_type} couples, all models"] = rf"^couple/All/{couple_type}$"
+        groups[f"{couple_type} couples, per model"] = rf"^couple/(?!All/).*/{couple_type}$"
+    return groups
 
 
 def report_lines(cells: dict[tuple, CellCoverage]) -> list[str]:
@@ -221,4 +245,19 @@ def report_lines(cells: dict[tuple, CellCoverage]) -> list[str]:
             f"of {summary['evaluations']} cell-splits, uncorrected covers {summary['uncorrected_coverage']:.3f} of "
             f"cells; where the uncorrected misses ({missed_summary['cells']} cells) the corrected covers "
             f"{missed_summary['corrected_coverage']:.3f}")
+    return lines
+
+
+def category_table(cells: dict[tuple, CellCoverage]) -> list[str]:
+    """A markdown table, one row per category and level: cells, cell-splits, corrected coverage, zero-width
+    corrected intervals, mean corrected width, uncorrected (Wilson) coverage of cells."""
+    lines = ["| cells | n cells | cell-splits | corrected covers | zero-width | mean width | uncorrected covers |",
+             "|---|---|---|---|---|---|---|"]
+    for label, pattern in {**GROUPS, **category_groups()}.items():
+        summary = summarize(cells, re.compile(pattern) if pattern else None)
+        if not summary["evaluations"]:
+            continue
+        lines.append(f"| {label} | {summary['cells']} | {summary['evaluations']} | "
+                     f"{summary['corrected_coverage']:.1%} | {summary['zero_width']} | {summary['mean_width']:.4f} | "
+                     f"{summary['uncorrected_coverage']:.1%} |")
     return lines
