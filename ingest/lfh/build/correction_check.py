@@ -222,3 +222,48 @@ def report_lines(cells: dict[tuple, CellCoverage]) -> list[str]:
             f"cells; where the uncorrected misses ({missed_summary['cells']} cells) the corrected covers "
             f"{missed_summary['corrected_coverage']:.3f}")
     return lines
+
+
+def _mask_kept_and_score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str],
+                         cells: dict[tuple, CellCoverage], kept: list[str]) -> None:
+    """Hide every hand label but those of the `kept` stories, then score the correction models on the rest."""
+    connection.execute(f"create or replace temp table {KEPT_TABLE} as select unnest(?::varchar[]) as story_id",
+                       [kept])
+    connection.execute(f"""
+        create or replace temp table {MASKED_TABLE} as
+        select p.* replace (
+            case when kept.story_id is not null then p.hand_gender end as hand_gender,
+            kept.story_id is not null as is_hand_labeled)
+        from intermediate.int_characters_hand_paired as p
+        left join {KEPT_TABLE} as kept on kept.story_id = p.story_id
+    """)
+    connection.execute(f"""
+        create or replace temp table {MASKED_COUPLES} as
+        select c.* replace (
+            case when kept.story_id is not null then c.hand_couple_type end as hand_couple_type,
+            kept.story_id is not null as is_hand_labeled)
+        from intermediate.{COUPLES_MODEL} as c
+        left join {KEPT_TABLE} as kept on kept.story_id = c.story_id
+    """)
+    _score(connection, queries, cells)
+
+
+def run_kept_sets(db_path: Path, queries: dict[str, str], kept_sets: list[list[str]]) -> dict[tuple, CellCoverage]:
+    """Coverage and widths of every cell over given hand-labeled story sets (one run of the correction models per
+    set, e.g. the draws of an audit-sample allocation), on a warehouse where every story is hand-labeled.
+    `queries` from compiled_correction_sql()."""
+    connection = duckdb.connect(str(db_path))
+    try:
+        truths = _truths(connection) | _couple_truths(connection, queries["couple"])
+        cells = {key: CellCoverage(truth, covers, share) for key, (truth, share, covers) in truths.items()}
+        for kept in kept_sets:
+            _mask_kept_and_score(connection, queries, cells, list(kept))
+    finally:
+        connection.close()
+    return cells
+
+
+def mean_width(cells: dict[tuple, CellCoverage], keys: list[tuple]) -> float:
+    """The mean over `keys` of each cell's mean interval width over its runs."""
+    widths = [sum(cells[key].widths) / len(cells[key].widths) for key in keys]
+    return sum(widths) / len(widths) if widths else float("nan")
