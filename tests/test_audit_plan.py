@@ -147,3 +147,16 @@ def test_audit_plan_command(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "--budget" in result.output
     result = CliRunner().invoke(main, ["audit-plan", "--budget", "5"], env={"LFH_DB": str(tmp_path / "none.duckdb")})
     assert result.exit_code == 1 and "does not exist" in result.output
+
+
+def test_report_section_from_the_plan(tmp_path: Path) -> None:
+    from lfh.report.write import _hand_label_plan_section
+
+    db_path = tmp_path / "lfh.duckdb"
+    _warehouse(db_path)
+    section = _hand_label_plan_section(db_path)
+    assert section.title == "Hand labels: what you have and what more would buy"
+    assert section.figure is not None and "10 hand-labeled characters now" in section.caption
+    assert "70 stories without a hand label remain" in section.caption
+    missing = _hand_label_plan_section(tmp_path / "none.duckdb")
+    assert missing.figure is None and "lfh audit-plan" in missing.empty_note

@@ -459,7 +459,53 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
         if best_gain <= 0 and budget is None:
             break  # nothing selected improves any more: the target is out of reach
         extra[best[0]] += best[1]
-    return extra
+    if budget is None:
+        return extra
+    # The marts' cell/pool rule makes a cell's variance jump where its own hand labels reach the minimum, so the
+    # greedy path can stop short of the best allocation: improve it, and the proportional one, by exchanges of
+    # `step` stories between two strata while the summed variance falls, and keep the better.
+    floors = {stratum: min(min_per_stratum, room) for stratum, room in room_in.items()}
+    proportional = dict(floors)
+    if sum(proportional.values()) < budget:
+        from lfh.audit.sample import allocate  # noqa: PLC0415 -- sample imports this module lazily too
+
+        proportional = allocate(room_in, min(budget, candidates_total), min_per_stratum)
+    selected_cells = [cell for cell in plan.cells if id(cell) in selected_names]
+
+    def total(stratum_extra: dict[Stratum, int]) -> float:
+        stories = current(stratum_extra)
+        return sum(objective(cell, stories) for cell in selected_cells)
+
+    def delta(stratum_extra: dict[Stratum, int], moves: dict[Stratum, int]) -> float:
+        before = current(stratum_extra)
+        after = dict(before)
+        for stratum, size in moves.items():
+            after[stratum] += size
+        affected = {id(cell): cell for stratum in moves for cell in plan.cells_by_stratum.get(stratum, ())
+                    if id(cell) in selected_names}
+        return sum(objective(cell, after) - objective(cell, before) for cell in affected.values())
+
+    def exchanged(start: dict[Stratum, int]) -> dict[Stratum, int]:
+        allocation = dict(start)
+        for _ in range(10 * len(allocation) + 200):
+            gains = {stratum: -delta(allocation, {stratum: size}) / size for stratum in allocation
+                     if (size := min(step, room_in[stratum] - allocation[stratum])) > 0}
+            losses = {stratum: delta(allocation, {stratum: -size}) / size for stratum in allocation
+                      if (size := min(step, allocation[stratum] - floors[stratum])) > 0}
+            if not gains or not losses:
+                break
+            up = max(gains, key=gains.get)
+            down = min((stratum for stratum in losses if stratum != up), key=losses.get, default=None)
+            if down is None:
+                break
+            size = min(step, room_in[up] - allocation[up], allocation[down] - floors[down])
+            if delta(allocation, {up: size, down: -size}) >= -1e-12:
+                break
+            allocation[up] += size
+            allocation[down] -= size
+        return allocation
+
+    return min((exchanged(extra), exchanged(proportional)), key=total)
 
 
 def family_summary(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
@@ -476,8 +522,9 @@ def family_summary(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
                             is not None)
             rows.append((family, level, len(cells), len(widths),
                          widths[len(widths) // 2] if widths else None, widths[-1] if widths else None))
-    return pl.DataFrame(rows, schema=["family", "level", "cells", "with_value", "median_half_width",
-                                      "max_half_width"], orient="row")
+    return pl.DataFrame(rows, schema={"family": pl.String, "level": pl.String, "cells": pl.Int64,
+                                      "with_value": pl.Int64, "median_half_width": pl.Float64,
+                                      "max_half_width": pl.Float64}, orient="row")
 
 
 def cell_predictions(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
@@ -486,8 +533,9 @@ def cell_predictions(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
         variance = cell_variance(cell, stories, plan.settings)
         rows.append((cell.family, cell.model, "/".join(cell.key), cell.share, variance,
                      half_width(cell, variance, plan.settings)))
-    return pl.DataFrame(rows, schema=["family", "model", "cell", "planned_share", "predicted_variance",
-                                      "predicted_half_width"], orient="row")
+    return pl.DataFrame(rows, schema={"family": pl.String, "model": pl.String, "cell": pl.String,
+                                      "planned_share": pl.Float64, "predicted_variance": pl.Float64,
+                                      "predicted_half_width": pl.Float64}, orient="row")
 
 
 def strata_table(plan: Plan, extra: dict[Stratum, int]) -> pl.DataFrame:
@@ -524,3 +572,23 @@ def make_plan(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: in
         cells_planned.select("family", "model", "cell", pl.col("predicted_half_width").alias("planned_half_width")),
         on=["family", "model", "cell"], how="left")
     return PlanResult(strata_table(plan, extra), summary, cells, sum(extra.values()), plan.pilot_units)
+
+
+def proportional_curve(plan: Plan, additions: Sequence[int], min_per_stratum: int = 3) -> pl.DataFrame:
+    """What more hand labels buy, drawn proportionally (the cheap curve the report draws; `lfh audit-plan` finds
+    the optimal allocation for one budget): per number of added stories, family and level, the cells with a value
+    and the median predicted half-width. A point below the floors' total is left out; points beyond the
+    candidates become one point with every candidate labeled."""
+    from lfh.audit.sample import allocate
+
+    room = {stratum: info.candidates for stratum, info in plan.strata.items()}
+    floors = sum(min(min_per_stratum, value) for value in room.values())
+    now = plan.labeled_now()
+    frames = []
+    for added in sorted({min(added, sum(room.values())) for added in additions}):
+        if added and added < floors:
+            continue
+        extra = allocate(room, added, min_per_stratum) if added else {}
+        stories = {stratum: now[stratum] + extra.get(stratum, 0) for stratum in now}
+        frames.append(family_summary(plan, stories).with_columns(pl.lit(added).alias("added")))
+    return pl.concat(frames) if frames else pl.DataFrame()

@@ -267,3 +267,93 @@ def mean_width(cells: dict[tuple, CellCoverage], keys: list[tuple]) -> float:
     """The mean over `keys` of each cell's mean interval width over its runs."""
     widths = [sum(cells[key].widths) / len(cells[key].widths) for key in keys]
     return sum(widths) / len(widths) if widths else float("nan")
+
+
+@dataclass
+class AllocationRun:
+    """One allocation's runs of the correction models: the cells' coverage and widths, and the half-width the
+    plan (lfh.audit.plan) predicted for each cell with that allocation."""
+
+    cells: dict[tuple, CellCoverage]
+    predicted: dict[tuple, float]
+
+
+def compare_allocations(db_path: Path, queries: dict[str, str], pilot_stories: int, extra_stories: int,
+                        draws: int, pilots: int = 1, families: tuple[str, ...] = ("gender", "couple"),
+                        min_per_stratum: int = 3, seed: int = 20) -> dict[str, list[AllocationRun]]:
+    """On a fully hand-labeled warehouse: for each of `pilots` random proportional pilots of `pilot_stories`
+    stories, plan `extra_stories` more by `lfh audit-sample`'s optimal allocation (from the pilot's hand labels
+    only) and by its proportional one, draw each `draws` times at random within the strata, and run the
+    correction models on pilot + draw. Returns, per allocation, one AllocationRun per pilot."""
+    from lfh.audit.plan import build_plan, cell_variance, half_width, mask_units, plan_allocation, read_units
+    from lfh.audit.sample import allocate
+
+    with duckdb.connect(str(db_path), read_only=True) as connection:
+        units, stories = read_units(connection)
+    by_stratum: dict[tuple, list[str]] = {}
+    for story_id, model, domain, condition in sorted(stories.select(
+            "story_id", "model", "domain", "prompt_condition").iter_rows()):
+        by_stratum.setdefault((model, domain, condition), []).append(story_id)
+    generator = random.Random(seed)  # noqa: S311 -- reproducible draws, not secrets
+
+    def draw(allocation: dict[tuple, int], taken: set[str]) -> list[str]:
+        drawn = []
+        for stratum, count in sorted(allocation.items()):
+            free = [story for story in by_stratum[stratum] if story not in taken]
+            drawn += generator.sample(free, min(count, len(free)))
+        return drawn
+
+    runs: dict[str, list[AllocationRun]] = {"optimal": [], "proportional": []}
+    for _ in range(pilots):
+        pilot = draw(allocate({key: len(value) for key, value in by_stratum.items()}, pilot_stories, 1), set())
+        plan = build_plan(*mask_units(units, stories, pilot))
+        candidates = {key: len(value) - len(set(value) & set(pilot)) for key, value in by_stratum.items()}
+        allocations = {"optimal": plan_allocation(plan, families, budget=extra_stories,
+                                                  min_per_stratum=min_per_stratum, candidates=candidates),
+                       "proportional": allocate(candidates, extra_stories, min_per_stratum)}
+        now = plan.labeled_now()
+        for name, allocation in allocations.items():
+            kept_sets = [pilot + draw(allocation, set(pilot)) for _ in range(draws)]
+            cells = run_kept_sets(db_path, queries, kept_sets)
+            planned = {stratum: now[stratum] + allocation.get(stratum, 0) for stratum in now}
+            predicted = {}
+            for cell in plan.cells:
+                width = half_width(cell, cell_variance(cell, planned, plan.settings), plan.settings)
+                if width is not None and cell.family in ("gender", "couple"):
+                    predicted[(cell.family, cell.model, *cell.key)] = width
+            runs[name].append(AllocationRun(cells, predicted))
+    return runs
+
+
+def allocation_summary(runs: dict[str, list[AllocationRun]], select: re.Pattern) -> dict[str, float]:
+    """Over the cells `select` matches that have a value in every run of both allocations: the mean interval width
+    of each allocation and how much narrower the optimal one is; per allocation the pooled coverage and the mean
+    predicted and realised half-widths (over the cells with a prediction and a value)."""
+    summary: dict[str, float] = {}
+    widths = {"optimal": [], "proportional": []}
+    for optimal, proportional in zip(runs["optimal"], runs["proportional"], strict=True):
+        common = [key for key, cell in optimal.cells.items()
+                  if select.search("/".join(map(str, key))) and cell.widths and proportional.cells[key].widths]
+        widths["optimal"].append(mean_width(optimal.cells, common))
+        widths["proportional"].append(mean_width(proportional.cells, common))
+        summary["cells"] = float(len(common))
+    for name, values in widths.items():
+        summary[f"{name}_width"] = sum(values) / len(values)
+    summary["narrower"] = 1 - summary["optimal_width"] / summary["proportional_width"]
+    for name, allocation_runs in runs.items():
+        covered = evaluations = 0
+        predicted: list[float] = []
+        realised: list[float] = []
+        for run in allocation_runs:
+            for key, cell in run.cells.items():
+                if not select.search("/".join(map(str, key))) or not cell.widths:
+                    continue
+                covered += cell.covered
+                evaluations += cell.splits
+                if key in run.predicted:
+                    predicted.append(run.predicted[key])
+                    realised.append(sum(cell.widths) / len(cell.widths) / 2)
+        summary[f"{name}_coverage"] = covered / evaluations if evaluations else float("nan")
+        summary[f"{name}_predicted_half_width"] = sum(predicted) / len(predicted) if predicted else float("nan")
+        summary[f"{name}_realised_half_width"] = sum(realised) / len(realised) if realised else float("nan")
+    return summary
