@@ -1,7 +1,8 @@
 """Stratified PPI (macros/stats/ppi_stratified.sql, docs/CORRECTION.md "Strata sampled at different rates") as
 compiled into the gender correction model, against the estimator written out in numpy (Fisch et al. 2024,
 StratPPI with lambda = 1: theta = sum_h w_h [mean f over the unlabeled + mean (y - f) over the labeled of stratum h],
-Var = sum_h w_h^2 [Var_h f / N_h + Var_h (y - f) / n_h], w_h = the stratum's share of the units), on random
+Var = sum_h w_h^2 [Var_h f / N_h + Var_h (y - f) / n_h] with sample variances, w_h = the stratum's share of the
+units), on random
 characters of two models sampled at very different rates; and with equal rates, the same point estimate as the
 unstratified estimator (tests/test_ppi_reference.py checks that one against ppi_py)."""
 
@@ -59,16 +60,20 @@ def _stratum(rows: list[tuple], gender: str) -> dict[str, np.ndarray]:
             "d": indicators(labeled, 8) - indicators(labeled, 7)}
 
 
-def _stratified(f_strata: list[dict], rectifier_strata: list[dict]) -> tuple[float, float]:
-    """r and Var r: the f part over f_strata, the rectifier over rectifier_strata, each weighted by stratum size."""
+def _stratified(f_strata: list[dict], rectifier_strata: list[dict], f_ddof: int = 1,
+                rectifier_ddof: int = 1) -> tuple[float, float]:
+    """r and Var r: the f part over f_strata, the rectifier over rectifier_strata, each weighted by stratum size;
+    sample variances within strata (ddof 1), population ones (ddof 0) for a part that is one cell's own."""
     f_total = sum(s["units"] for s in f_strata)
     d_total = sum(s["units"] for s in rectifier_strata)
     theta = sum(s["units"] / f_total * s["f_u"].mean(axis=0) for s in f_strata) + sum(
         s["units"] / d_total * s["d"].mean(axis=0) for s in rectifier_strata)
     r = theta[0] / theta[1]
     linear = np.array([1.0, -r])  # u = a - r b
-    variance = sum((s["units"] / f_total) ** 2 * (s["f_u"] @ linear).var() / len(s["f_u"]) for s in f_strata)
-    variance += sum((s["units"] / d_total) ** 2 * (s["d"] @ linear).var() / len(s["d"]) for s in rectifier_strata)
+    variance = sum((s["units"] / f_total) ** 2 * (s["f_u"] @ linear).var(ddof=f_ddof) / len(s["f_u"])
+                   for s in f_strata)
+    variance += sum((s["units"] / d_total) ** 2 * (s["d"] @ linear).var(ddof=rectifier_ddof) / len(s["d"])
+                    for s in rectifier_strata)
     return r, variance / theta[1] ** 2
 
 
@@ -79,7 +84,7 @@ def test_stratified_shares_match_numpy(queries: dict) -> None:
     measured = _run(queries[True]["gender"], m1 + m2)
     for gender in GENDERS:
         s1, s2 = _stratum(m1, gender), _stratum(m2, gender)
-        expected = {"M1": _stratified([s1], [s1]), "M2": _stratified([s2], [s1, s2]),
+        expected = {"M1": _stratified([s1], [s1], 0, 0), "M2": _stratified([s2], [s1, s2], 0, 1),
                     "All": _stratified([s1, s2], [s1, s2])}
         for model, (r, variance) in expected.items():
             _, share, measured_variance = measured[(model, gender)]
@@ -98,4 +103,5 @@ def test_equal_rates_give_the_unstratified_estimate(queries: dict) -> None:
     assert stratified.keys() == unstratified.keys()
     for key, (_, share, variance) in stratified.items():
         assert share == pytest.approx(unstratified[key][1], abs=1e-12), key
-        assert variance <= unstratified[key][2] + 1e-15, key  # less the between-strata spread
+        # less the between-strata spread, more each stratum's n / (n - 1): here the spread wins
+        assert variance <= unstratified[key][2] + 1e-15, key

@@ -9,9 +9,10 @@
 
     A stratum without a hand label borrows the others' size-weighted error (the pooling assumption); a stratum with
     no unlabeled unit enters the first sum with its hand-labeled f mean and no variance, so that it contributes its
-    hand-label mean. With every stratum sampled at the same rate, w_h = N_h / N = n_h / n and theta is the
-    unstratified estimate exactly; the variance is the unstratified one less the between-strata spread of the f
-    means and of the rectifier means (docs/CORRECTION.md).
+    hand-label mean. Var_h are the stratum's sample (co)variances (divisor n_h - 1, N_h - 1): a stratum holds few
+    hand labels once they are spread over strata, and the population divisor would understate its variance (a
+    stratum with one hand label adds none: collapse such strata). With every stratum sampled at the same rate,
+    w_h = N_h / N = n_h / n and theta is the unstratified estimate exactly (docs/CORRECTION.md).
 
     The interval step is not repeated here: ppi_stratified_sums() emits per group the columns of ppi_ratio_sums(),
     chosen so that ppi_ratio_select()'s formulas (mean = lam U / N + R / n, covariances from raw moments) return the
@@ -86,18 +87,18 @@
             end as {{ name }},
             {%- endfor %}
             {%- for name, first, second in [('aa', 'a', 'a'), ('bb', 'b', 'b'), ('ab', 'a', 'b')] %}
-            case when unlabeled_n > 0 then
+            case when unlabeled_n > 1 then
                 {{ covariance_from_sums('unlabeled_sum_' ~ name, 'unlabeled_sum_' ~ first, 'unlabeled_sum_' ~ second,
-                                        'unlabeled_n') }} / cast(unlabeled_n as double)
+                                        'unlabeled_n') }} / cast(unlabeled_n - 1 as double)
             else 0 end as cu_{{ name }},
             {%- endfor %}
             {%- for name in ['fa', 'fb', 'ya', 'yb'] %}
             case when labeled_n > 0 then labeled_sum_{{ name }} / cast(labeled_n as double) else 0 end as l_{{ name }},
             {%- endfor %}
             {%- for name, first, second in ppi_labeled_products() %}
-            case when labeled_n > 0 then
+            case when labeled_n > 1 then
                 {{ covariance_from_sums('labeled_sum_' ~ name, 'labeled_sum_' ~ first, 'labeled_sum_' ~ second,
-                                        'labeled_n') }} / cast(labeled_n as double)
+                                        'labeled_n') }} / cast(labeled_n - 1 as double)
             else 0 end as cl_{{ name }}{% if not loop.last %},{% endif %}
             {%- endfor %}
         from (
