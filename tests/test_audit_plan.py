@@ -48,10 +48,11 @@ def test_cell_variance_by_hand() -> None:
     assert variance == pytest.approx((0.25 / 80 + 0.09 / 20) / 0.64)
     assert half_width(cell, variance, SETTINGS) == pytest.approx(1.96 * math.sqrt(variance))
     assert cell_variance(cell, {("M1", "d", "c"): 4}, SETTINGS) is None  # below the minimum, no pool
-    # two strata weighted by size (60, 40), 10 and 20 hand-labeled: the stratified variance
+    # two strata weighted by size (60, 40), 10 and 20 hand-labeled: the stratified variance, each stratum's term
+    # with the sample variance's n / (n - 1) as the marts compute it
     parts = [StratumPart(("M1", "d", "a"), 60, 1.0, 0.2, 0.1, 0), StratumPart(("M2", "d", "a"), 40, 1.0, 0.1, 0.3, 0)]
     pooled = PlanCell("gender", "All", ("k",), 0.5, 1.0, parts)
-    expected = 0.36 * 0.2 / 50 + 0.16 * 0.1 / 20 + 0.36 * 0.1 / 10 + 0.16 * 0.3 / 20
+    expected = (0.36 * 0.2 / 49 + 0.16 * 0.1 / 19) + (0.36 * 0.1 / 9 + 0.16 * 0.3 / 19)
     assert cell_variance(pooled, {("M1", "d", "a"): 10, ("M2", "d", "a"): 20}, SETTINGS) == pytest.approx(expected)
 
 

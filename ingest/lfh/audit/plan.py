@@ -119,17 +119,22 @@ def _labeled_units(part: StratumPart, labeled_stories: dict[Stratum, float]) -> 
 
 def _stratified_terms(parts: Sequence[StratumPart],
                       labeled_stories: dict[Stratum, float]) -> tuple[float, float, float]:
-    """(machine term, rectifier term, hand-labeled units) of sum_h w_h^2 Var/N_h and sum_h w'_h^2 Var/n_h."""
+    """(machine term, rectifier term, hand-labeled units) of sum_h w_h^2 Var/N_h and sum_h w'_h^2 Var/n_h. Over
+    several strata the marts use sample variances within each (ppi_stratified_sums), so a stratum's term carries
+    n_h / (n_h - 1) as theirs does: few hand labels in a stratum cost more than 1/n_h."""
     total = sum(part.units for part in parts)
     labeled = [(part, _labeled_units(part, labeled_stories)) for part in parts]
     labeled_total = sum(part.units for part, n in labeled if n > 0)
+    stratified = len(parts) > 1
     machine = rectifier = 0.0
     for part, n in labeled:
         unlabeled = part.units - n
         if unlabeled > 1e-9:
-            machine += (part.units / total) ** 2 * part.machine_variance / unlabeled
+            inflation = unlabeled / (unlabeled - 1) if stratified and unlabeled > 2 else (2.0 if stratified else 1.0)
+            machine += (part.units / total) ** 2 * part.machine_variance * inflation / unlabeled
         if n > 0:
-            rectifier += (part.units / labeled_total) ** 2 * part.residual_variance / n
+            inflation = n / (n - 1) if stratified and n > 2 else (2.0 if stratified else 1.0)
+            rectifier += (part.units / labeled_total) ** 2 * part.residual_variance * inflation / n
     return machine, rectifier, sum(n for _, n in labeled)
 
 
