@@ -26,6 +26,7 @@ from lfh.audit.plan import (
     plan_allocation,
     read_units,
 )
+from lfh.audit.sample import LAYOUT, draw_audit_sample
 from lfh.cli import main
 
 SETTINGS = PlanSettings(cell_min_hand_labeled=5, min_hand_labeled=5)
@@ -88,7 +89,7 @@ def test_target_stops_when_every_reachable_cell_is_there() -> None:
     assert labeled == math.ceil(0.25 * (1.96 / 0.1) ** 2)
 
 
-def _warehouse(path: Path) -> None:
+def _warehouse(path: Path, hand_labels: bool = True) -> None:
     """A hand-made warehouse with the relations the plan reads: 2 models x learning baseline, 40 stories each,
     the subject only; 10 stories of M1 hand-labeled, where the labeler misses a third of the women."""
     rows, characters = [], []
@@ -96,7 +97,7 @@ def _warehouse(path: Path) -> None:
         for index in range(40):
             story = f"{model}-{index}"
             rows.append((story, model, "learning", "power_neutral", True))
-            hand = ("female" if index % 2 == 0 else "male") if model == "M1" and index < 10 else None
+            hand = ("female" if index % 2 == 0 else "male") if hand_labels and model == "M1" and index < 10 else None
             inferred = "unspecified" if hand == "female" and index % 3 == 0 else (hand or ("female", "male")[index % 2])
             characters.append((story, "subject", model, "learning", "baseline", "P001", inferred, hand,
                                hand is not None))
@@ -111,6 +112,19 @@ def _warehouse(path: Path) -> None:
                            "inferred_gender varchar, hand_gender varchar, is_hand_labeled boolean)")
         connection.executemany("insert into intermediate.int_characters_hand_paired values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                characters)
+        # what `lfh audit-sample` reads besides: the stories' text, the characters, the hand labels
+        connection.execute("alter table marts.dim_stories add column query varchar default 'Write a story.'")
+        connection.execute("alter table marts.dim_stories add column story_text varchar default 'Once.'")
+        connection.execute("create table marts.fct_characters as select story_id, role, inferred_gender as gender, "
+                           "null::varchar as full_name, 'student' as role_text "
+                           "from intermediate.int_characters_hand_paired")
+        connection.execute("create schema raw")
+        connection.execute("create table raw.stories as select story_id, null::timestamp as generated_at, "
+                           "'learning' as role_category, 'student' as subject, null::varchar as object "
+                           "from marts.dim_stories")
+        connection.execute("create table raw.hand_labels as select story_id, hand_gender as gender, "
+                           "null::varchar as name from intermediate.int_characters_hand_paired "
+                           "where hand_gender is not null")
 
 
 def test_plan_reads_the_warehouse_and_masks(tmp_path: Path) -> None:
@@ -150,6 +164,7 @@ def test_audit_plan_command(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "does not exist" in result.output
 
 
+@pytest.mark.slow  # draws a matplotlib figure
 def test_report_section_from_the_plan(tmp_path: Path) -> None:
     from lfh.report.write import _hand_label_plan_section
 
@@ -161,3 +176,25 @@ def test_report_section_from_the_plan(tmp_path: Path) -> None:
     assert "70 stories without a hand label remain" in section.caption
     missing = _hand_label_plan_section(tmp_path / "none.duckdb")
     assert missing.figure is None and "lfh audit-plan" in missing.empty_note
+
+
+def test_optimal_audit_sample(tmp_path: Path) -> None:
+    db_path = tmp_path / "lfh.duckdb"
+    _warehouse(db_path)
+    first = draw_audit_sample(db_path, 30, seed=4, min_per_stratum=3, allocation="optimal", families=("gender",))
+    again = draw_audit_sample(db_path, 30, seed=4, min_per_stratum=3, allocation="optimal", families=("gender",))
+    assert first.allocation == "optimal" and first.stories.equals(again.stories)
+    assert first.stories.height == 30 and list(first.stories.columns) == list(LAYOUT)
+    assert not set(first.stories["Story ID"]) & {f"M1-{index}" for index in range(10)}  # hand-labeled: skipped
+    assert first.skipped_hand_labeled == 10
+    assert (first.strata["drawn"] >= 3).all()
+    no_pilot = tmp_path / "none.duckdb"
+    _warehouse(no_pilot, hand_labels=False)
+    proportional = draw_audit_sample(no_pilot, 30, seed=4, allocation="optimal")
+    assert proportional.allocation == "proportional"  # nothing says where the labeler errs yet
+    assert proportional.stories.equals(draw_audit_sample(no_pilot, 30, seed=4).stories)
+    out = tmp_path / "sample.xlsx"
+    result = CliRunner().invoke(main, ["audit-sample", "--n", "30", "--out", str(out), "--allocate", "optimal"],
+                                env={"LFH_DB": str(db_path)})
+    assert result.exit_code == 0, result.output
+    assert "30 stories" in result.output and "optimal allocation" in result.output and out.is_file()
