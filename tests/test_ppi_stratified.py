@@ -8,11 +8,13 @@ unstratified estimator (tests/test_ppi_reference.py checks that one against ppi_
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import numpy as np
 import pytest
 
-from lfh.build.correction_check import UNITS, compiled_correction_sql
+from lfh.build.correction_check import COUPLES, UNITS, compiled_correction_sql
 
 pytestmark = pytest.mark.slow  # two dbt compiles
 GENDERS = ("female", "male", "nonbinary")
@@ -105,3 +107,44 @@ def test_equal_rates_give_the_unstratified_estimate(queries: dict) -> None:
         assert share == pytest.approx(unstratified[key][1], abs=1e-12), key
         # less the between-strata spread, more each stratum's n / (n - 1): here the spread wins
         assert variance <= unstratified[key][2] + 1e-15, key
+
+
+def test_couple_cells_are_stratified_by_love_condition(queries: dict) -> None:
+    """A model's couples come from power-neutral and power-laden Love stories (two strata of audit-sample): sampled
+    at 1/2 and 1/20, the couple cell weights them by size, as the numpy estimator does."""
+    rng = np.random.default_rng(11)
+    couples, characters = [], []
+    for condition, total, labeled, error in (("baseline", 200, 100, 0.05), ("dominant", 400, 20, 0.5)):
+        for index in range(total):
+            story = f"{condition}-{index}"
+            hand = rng.choice(["female_male", "male_male", "female_female"], p=[0.8, 0.1, 0.1])
+            inferred = None if rng.random() < error else hand  # the labeler loses the couple's type
+            is_labeled = index < labeled
+            couples.append((story, "M1", 2, inferred, hand if is_labeled else None, 1, is_labeled))
+            characters.append((story, "love", condition))
+    connection = duckdb.connect()
+    connection.execute("create table couples (story_id varchar, model varchar, characters bigint, "
+                       "inferred_couple_type varchar, hand_couple_type varchar, hand_labeled_characters bigint, "
+                       "is_hand_labeled boolean)")
+    connection.executemany("insert into couples values (?, ?, ?, ?, ?, ?, ?)", couples)
+    connection.execute("create table paired (story_id varchar, domain varchar, condition varchar)")
+    connection.executemany("insert into paired values (?, ?, ?)", characters)
+    query = queries[True]["couple"].replace(COUPLES, "couples")
+    query = re.sub(r'"[^"]*"\."[^"]*"\."int_characters_hand_paired"', "paired", query)
+    measured = {(model, kind): (share, variance) for model, kind, share, variance in connection.execute(
+        f"select model, couple_type, corrected_share, corrected_share_variance from ({query})").fetchall()}
+
+    def stratum(condition: str, kind: str) -> dict:
+        rows = [row for row, (_, _, cond) in zip(couples, characters, strict=True) if cond == condition]
+        def indicators(selected: list[tuple], column: int) -> np.ndarray:
+            return np.array([[row[column] == kind, row[column] is not None] for row in selected], dtype=float)
+        labeled = [row for row in rows if row[6]]
+        return {"units": len(rows), "f_u": indicators([row for row in rows if not row[6]], 3),
+                "d": indicators(labeled, 4) - indicators(labeled, 3)}
+
+    for kind in ("female_male", "male_male"):
+        strata = [stratum("baseline", kind), stratum("dominant", kind)]
+        r, variance = _stratified(strata, strata)
+        share, measured_variance = measured[("M1", kind)]
+        assert share == pytest.approx(min(1.0, max(0.0, r)), abs=1e-12), kind
+        assert measured_variance == pytest.approx(variance, rel=1e-9), kind
