@@ -158,6 +158,10 @@ def test_audit_plan_command(tmp_path: Path) -> None:
     planned = cells.filter((pl.col("model") == "All") & (pl.col("cell") == "learning/baseline/female"))
     # 10 hand-labeled characters now (< var ppi_min_hand_labeled, 20): no value; 30 after the plan: one
     assert planned["half_width_now"][0] is None and 0 < planned["planned_half_width"][0] < 0.5
+    # +-0.1 on cells of 40 stories: only labeling them whole gets there (each label also leaves the f mean)
+    result = CliRunner().invoke(main, ["audit-plan", "--target-halfwidth", "0.1", "--measure", "gender"],
+                                env={"LFH_DB": str(db_path)})
+    assert result.exit_code == 0 and "70 more stories" in result.output, result.output
     result = CliRunner().invoke(main, ["audit-plan"], env={"LFH_DB": str(db_path)})
     assert result.exit_code != 0 and "--budget" in result.output
     result = CliRunner().invoke(main, ["audit-plan", "--budget", "5"], env={"LFH_DB": str(tmp_path / "none.duckdb")})

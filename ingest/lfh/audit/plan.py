@@ -462,7 +462,16 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
         if best is None:
             break
         if best_gain <= 0 and budget is None:
-            break  # nothing selected improves any more: the target is out of reach
+            # No single story helps any more: in a small cell each label also removes an unlabeled unit from the
+            # machine-label mean. What still reaches the target is labeling the cell's strata whole (then the
+            # estimate is the hand labels' own, lam = 0): do that for every reachable cell still short of it.
+            stories = current(extra)
+            for cell in reachable:
+                variance = cell_variance(cell, stories, settings)
+                if variance is None or variance > floor_variance:
+                    for part in cell.parts:
+                        extra[part.stratum] = room_in[part.stratum]
+            break
         extra[best[0]] += best[1]
     if budget is None:
         return extra
