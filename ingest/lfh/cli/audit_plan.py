@@ -27,7 +27,7 @@ def _width(value: float | None) -> str:
 @click.option("--assumed-error-rate", type=float, default=0.10, show_default=True,
               help="The labeler's error rate assumed where no hand label says otherwise (a conservative default).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the plan as CSV: the strata to FILE, the cells to FILE_cells.csv.")
+              help="Also write the plan as CSV: the strata to FILE, the cells beside it (plan.csv: plan_cells.csv).")
 def audit_plan(target: float | None, budget: int | None, measures: tuple[str, ...], min_per_stratum: int,
                assumed_error_rate: float, out_path: Path | None) -> None:
     """How many more stories to hand-label per stratum, and what half-width each measure family then reaches.
