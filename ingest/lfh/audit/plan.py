@@ -180,9 +180,16 @@ def half_width(cell: PlanCell, variance: float | None, settings: PlanSettings) -
 # ---------------------------------------------------------------- building the cells from units
 
 
-def _default_confusion(classes: Sequence[str], error_rate: float) -> dict[str, dict[str, float]]:
-    others = max(len(classes) - 1, 1)
-    return {i: {j: (1 - error_rate) if i == j else error_rate / others for j in classes} for i in classes}
+def _default_confusion(classes: Sequence[str], error_rate: float,
+                       prevalence: dict[str, float] | None = None) -> dict[str, dict[str, float]]:
+    """Each machine class right 1 - error_rate of the time, wrong towards the other classes in proportion to how
+    common they are (`prevalence`; evenly without it): a couple type nobody assigns draws little of the error."""
+    weights = {j: (prevalence or {}).get(j, 0.0) + 1e-3 for j in classes} if prevalence else dict.fromkeys(classes, 1.0)
+    matrix = {}
+    for i in classes:
+        others = sum(weight for j, weight in weights.items() if j != i) or 1.0
+        matrix[i] = {j: (1 - error_rate) if i == j else error_rate * weights[j] / others for j in classes}
+    return matrix
 
 
 def confusion_matrix(units: pl.DataFrame, classes: Sequence[str], settings: PlanSettings,
@@ -190,7 +197,12 @@ def confusion_matrix(units: pl.DataFrame, classes: Sequence[str], settings: Plan
     """P(hand class | machine class) from the hand-labeled units, each row smoothed towards `prior` (by default
     the matrix of error rate settings.assumed_error_rate) with settings.prior_units pseudo-units; the prior alone
     without any hand label."""
-    default = prior or _default_confusion(classes, settings.assumed_error_rate)
+    if prior is None:
+        counts_by_class = units.group_by("machine").agg(pl.col("unit_count").sum()).iter_rows()
+        total = sum(count for _, count in units.group_by("machine").agg(pl.col("unit_count").sum()).iter_rows())
+        prior = _default_confusion(classes, settings.assumed_error_rate,
+                                   {machine: count / total for machine, count in counts_by_class} if total else None)
+    default = prior
     counts: dict[str, dict[str, float]] = {i: dict.fromkeys(classes, 0.0) for i in classes}
     labeled = units.filter(pl.col("is_hand_labeled"))
     for machine, hand, count in labeled.group_by("machine", "hand").agg(pl.col("unit_count").sum()).iter_rows():
