@@ -258,11 +258,11 @@
     (ppi_interval_widen_*; docs/CORRECTION.md, "The interval"). Emits one query with the columns model,
     cell_keys, rectifier_source, lam, unlabeled_n, hand_labeled_n, corrected_share, corrected_share_ci_lower,
     corrected_share_ci_upper, corrected_share_variance. Nested selects, not CTEs, so that the caller keeps its own
-    CTEs. -#}
-{% macro ppi_corrected_shares(indicators, cell_keys) -%}
+    CTEs. A cell or pool spanning sampling strata (every model; stratum_keys within a model) weights each stratum by
+    its size: ppi_stratified_sums() (macros/stats/ppi_stratified.sql). -#}
+{% macro ppi_corrected_shares(indicators, cell_keys, stratum_keys=[]) -%}
     {%- set keys = cell_keys | join(', ') -%}
     {%- set all_models = "cast('" ~ var('all_models_label') ~ "' as string) as model" -%}
-    {%- set sums = ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled', 'unit_count') -%}
     {%- set chosen -%}
         (
             select
@@ -272,18 +272,13 @@
                 {%- endfor %}
                 {{ ppi_cell_or_pool_columns('cells', 'pools') }}
             from (
-                select model, {{ keys }}, {{ sums }}
-                from {{ indicators }}
-                group by model, {{ keys }}
+                {{ ppi_stratified_sums(indicators, ['model'] + cell_keys, stratum_keys) }}
                 union all
-                select {{ all_models }}, {{ keys }}, {{ sums }}
-                from {{ indicators }}
-                group by {{ keys }}
+                select {{ all_models }}, {{ keys }}, {{ ppi_ratio_sum_columns() | join(', ') }}
+                from ({{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys) }}) as all_model_cells
             ) as cells
             left join (
-                select {{ keys }}, {{ sums }}
-                from {{ indicators }}
-                group by {{ keys }}
+                {{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys) }}
             ) as pools
                 on {% for key in cell_keys %}cells.{{ key }} = pools.{{ key }}{% if not loop.last %} and {% endif %}{% endfor %}
             where pools.labeled_n > 0

@@ -2,7 +2,9 @@
 hand label yet, written as a workbook in the study's audit layout (lfh.landing.audit_sample_workbook reads it back).
 
 Strata are model x domain x prompt condition. Allocation is proportional to stratum size (largest remainders),
-with at least `min_per_stratum` stories per stratum (all of a smaller one). Within a stratum the stories with the
+with at least `min_per_stratum` stories per stratum (all of a smaller one); or `optimal`: Neyman-style, from the
+hand labels already in the warehouse (lfh.audit.plan: the summed variance of the chosen corrected shares is
+minimised; proportional when there is no hand label yet). Within a stratum the stories with the
 smallest sha256(seed, story_id) are drawn, so a draw depends only on the seed and the set of candidate stories,
 not on row order, and a larger n extends a smaller one's draw within each stratum.
 """
@@ -44,6 +46,7 @@ class AuditSample:
     stories: pl.DataFrame      # one row per drawn story, LAYOUT columns
     strata: pl.DataFrame       # model, domain, prompt_condition, candidates, drawn
     skipped_hand_labeled: int  # labeled stories left out because they already have a hand label
+    allocation: str = "proportional"  # how the strata were filled: proportional | optimal
 
 
 def story_check(story_id: str, text: str) -> str:
@@ -147,10 +150,35 @@ def _layout(drawn: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+ALLOCATIONS = ("proportional", "optimal")
+
+
+def _optimal_allocation(db_path: Path, sizes: dict[tuple, int], n: int, min_per_stratum: int,
+                        families: tuple[str, ...] | None) -> tuple[dict[tuple, int], str]:
+    """Neyman-style allocation from the warehouse's hand labels (the pilot); proportional without a pilot."""
+    from lfh.audit.plan import DEFAULT_FAMILIES, AuditPlanError, plan_allocation, read_plan
+
+    try:
+        plan = read_plan(db_path)
+        if plan.pilot_units == 0:
+            return allocate(sizes, n, min_per_stratum), "proportional"
+        if n >= sum(sizes.values()):
+            return dict(sizes), "optimal"
+        extra = plan_allocation(plan, families or DEFAULT_FAMILIES, budget=n, min_per_stratum=min_per_stratum,
+                                candidates={key: sizes.get(key, 0) for key in plan.strata})
+    except AuditPlanError as exc:
+        raise AuditSampleError(str(exc)) from exc
+    return {key: extra.get(key, 0) for key in sizes}, "optimal"
+
+
 def draw_audit_sample(db_path: Path, n: int, seed: int = 0, min_per_stratum: int = 3,
+                      allocation: str = "proportional", families: tuple[str, ...] | None = None,
                       wait: float | None = None) -> AuditSample:
     """Draws the sample from the warehouse's marts (read-only, under the shared warehouse lock: waits up to `wait`
-    seconds for a running build; lfh.db.reading)."""
+    seconds for a running build; lfh.db.reading). `allocation` proportional or optimal (for the corrected shares of
+    `families`, lfh.audit.plan.FAMILIES; default gender and couple)."""
+    if allocation not in ALLOCATIONS:
+        raise AuditSampleError(f"unknown allocation {allocation!r}: choose one of {', '.join(ALLOCATIONS)}")
     if n < 1:
         raise AuditSampleError(f"n must be at least 1, got {n}")
     if not db_path.is_file():
@@ -164,16 +192,19 @@ def draw_audit_sample(db_path: Path, n: int, seed: int = 0, min_per_stratum: int
         pl.col("story_id").map_elements(lambda story_id: _draw_key(seed, story_id), return_dtype=pl.String)
         .alias("_key"))
     sizes = {tuple(row[:3]): row[3] for row in keyed.group_by(*STRATUM).len().iter_rows()}
-    allocation = allocate(sizes, n, min_per_stratum)
-    quota = pl.DataFrame([(*key, count) for key, count in allocation.items()],
+    if allocation == "optimal":
+        allocated, allocation = _optimal_allocation(db_path, sizes, n, min_per_stratum, families)
+    else:
+        allocated = allocate(sizes, n, min_per_stratum)
+    quota = pl.DataFrame([(*key, count) for key, count in allocated.items()],
                          schema=[*STRATUM, "_quota"], orient="row")
     drawn = (keyed.join(quota, on=list(STRATUM))
              .with_columns(pl.col("_key").rank("ordinal").over(list(STRATUM)).alias("_rank"))
              .filter(pl.col("_rank") <= pl.col("_quota"))
              .sort([*STRATUM, "_key"]))
-    strata = pl.DataFrame([(*key, sizes[key], count) for key, count in sorted(allocation.items())],
+    strata = pl.DataFrame([(*key, sizes[key], count) for key, count in sorted(allocated.items())],
                           schema=[*STRATUM, "candidates", "drawn"], orient="row")
-    return AuditSample(stories=_layout(drawn), strata=strata, skipped_hand_labeled=skipped)
+    return AuditSample(stories=_layout(drawn), strata=strata, skipped_hand_labeled=skipped, allocation=allocation)
 
 
 def check_workbook_path(path: Path, force: bool = False) -> None:

@@ -261,3 +261,138 @@ def category_table(cells: dict[tuple, CellCoverage]) -> list[str]:
                      f"{summary['corrected_coverage']:.1%} | {summary['zero_width']} | {summary['mean_width']:.4f} | "
                      f"{summary['uncorrected_coverage']:.1%} |")
     return lines
+
+
+def _mask_kept_and_score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str],
+                         cells: dict[tuple, CellCoverage], kept: list[str]) -> None:
+    """Hide every hand label but those of the `kept` stories, then score the correction models on the rest."""
+    connection.execute(f"create or replace temp table {KEPT_TABLE} as select unnest(?::varchar[]) as story_id",
+                       [kept])
+    connection.execute(f"""
+        create or replace temp table {MASKED_TABLE} as
+        select p.* replace (
+            case when kept.story_id is not null then p.hand_gender end as hand_gender,
+            kept.story_id is not null as is_hand_labeled)
+        from intermediate.int_characters_hand_paired as p
+        left join {KEPT_TABLE} as kept on kept.story_id = p.story_id
+    """)
+    connection.execute(f"""
+        create or replace temp table {MASKED_COUPLES} as
+        select c.* replace (
+            case when kept.story_id is not null then c.hand_couple_type end as hand_couple_type,
+            kept.story_id is not null as is_hand_labeled)
+        from intermediate.{COUPLES_MODEL} as c
+        left join {KEPT_TABLE} as kept on kept.story_id = c.story_id
+    """)
+    _score(connection, queries, cells)
+
+
+def run_kept_sets(db_path: Path, queries: dict[str, str], kept_sets: list[list[str]]) -> dict[tuple, CellCoverage]:
+    """Coverage and widths of every cell over given hand-labeled story sets (one run of the correction models per
+    set, e.g. the draws of an audit-sample allocation), on a warehouse where every story is hand-labeled.
+    `queries` from compiled_correction_sql()."""
+    connection = duckdb.connect(str(db_path))
+    try:
+        truths = _truths(connection) | _couple_truths(connection, queries["couple"])
+        cells = {key: CellCoverage(truth, covers, share) for key, (truth, share, covers) in truths.items()}
+        for kept in kept_sets:
+            _mask_kept_and_score(connection, queries, cells, list(kept))
+    finally:
+        connection.close()
+    return cells
+
+
+def mean_width(cells: dict[tuple, CellCoverage], keys: list[tuple]) -> float:
+    """The mean over `keys` of each cell's mean interval width over its runs."""
+    widths = [sum(cells[key].widths) / len(cells[key].widths) for key in keys]
+    return sum(widths) / len(widths) if widths else float("nan")
+
+
+@dataclass
+class AllocationRun:
+    """One allocation's runs of the correction models: the cells' coverage and widths, and the half-width the
+    plan (lfh.audit.plan) predicted for each cell with that allocation."""
+
+    cells: dict[tuple, CellCoverage]
+    predicted: dict[tuple, float]
+
+
+def compare_allocations(db_path: Path, queries: dict[str, str], pilot_stories: int, extra_stories: int,
+                        draws: int, pilots: int = 1, families: tuple[str, ...] = ("gender", "couple"),
+                        min_per_stratum: int = 3, seed: int = 20) -> dict[str, list[AllocationRun]]:
+    """On a fully hand-labeled warehouse: for each of `pilots` random proportional pilots of `pilot_stories`
+    stories, plan `extra_stories` more by `lfh audit-sample`'s optimal allocation (from the pilot's hand labels
+    only) and by its proportional one, draw each `draws` times at random within the strata, and run the
+    correction models on pilot + draw. Returns, per allocation, one AllocationRun per pilot."""
+    from lfh.audit.plan import build_plan, cell_variance, half_width, mask_units, plan_allocation, read_units
+    from lfh.audit.sample import allocate
+
+    with duckdb.connect(str(db_path), read_only=True) as connection:
+        units, stories = read_units(connection)
+    by_stratum: dict[tuple, list[str]] = {}
+    for story_id, model, domain, condition in sorted(stories.select(
+            "story_id", "model", "domain", "prompt_condition").iter_rows()):
+        by_stratum.setdefault((model, domain, condition), []).append(story_id)
+    generator = random.Random(seed)  # noqa: S311 -- reproducible draws, not secrets
+
+    def draw(allocation: dict[tuple, int], taken: set[str]) -> list[str]:
+        drawn = []
+        for stratum, count in sorted(allocation.items()):
+            free = [story for story in by_stratum[stratum] if story not in taken]
+            drawn += generator.sample(free, min(count, len(free)))
+        return drawn
+
+    runs: dict[str, list[AllocationRun]] = {"optimal": [], "proportional": []}
+    for _ in range(pilots):
+        pilot = draw(allocate({key: len(value) for key, value in by_stratum.items()}, pilot_stories, 1), set())
+        plan = build_plan(*mask_units(units, stories, pilot))
+        candidates = {key: len(value) - len(set(value) & set(pilot)) for key, value in by_stratum.items()}
+        allocations = {"optimal": plan_allocation(plan, families, budget=extra_stories,
+                                                  min_per_stratum=min_per_stratum, candidates=candidates),
+                       "proportional": allocate(candidates, extra_stories, min_per_stratum)}
+        now = plan.labeled_now()
+        for name, allocation in allocations.items():
+            kept_sets = [pilot + draw(allocation, set(pilot)) for _ in range(draws)]
+            cells = run_kept_sets(db_path, queries, kept_sets)
+            planned = {stratum: now[stratum] + allocation.get(stratum, 0) for stratum in now}
+            predicted = {}
+            for cell in plan.cells:
+                width = half_width(cell, cell_variance(cell, planned, plan.settings), plan.settings)
+                if width is not None and cell.family in ("gender", "couple"):
+                    predicted[(cell.family, cell.model, *cell.key)] = width
+            runs[name].append(AllocationRun(cells, predicted))
+    return runs
+
+
+def allocation_summary(runs: dict[str, list[AllocationRun]], select: re.Pattern) -> dict[str, float]:
+    """Over the cells `select` matches that have a value in every run of both allocations: the mean interval width
+    of each allocation and how much narrower the optimal one is; per allocation the pooled coverage and the mean
+    predicted and realised half-widths (over the cells with a prediction and a value)."""
+    summary: dict[str, float] = {}
+    widths = {"optimal": [], "proportional": []}
+    for optimal, proportional in zip(runs["optimal"], runs["proportional"], strict=True):
+        common = [key for key, cell in optimal.cells.items()
+                  if select.search("/".join(map(str, key))) and cell.widths and proportional.cells[key].widths]
+        widths["optimal"].append(mean_width(optimal.cells, common))
+        widths["proportional"].append(mean_width(proportional.cells, common))
+        summary["cells"] = float(len(common))
+    for name, values in widths.items():
+        summary[f"{name}_width"] = sum(values) / len(values)
+    summary["narrower"] = 1 - summary["optimal_width"] / summary["proportional_width"]
+    for name, allocation_runs in runs.items():
+        covered = evaluations = 0
+        predicted: list[float] = []
+        realised: list[float] = []
+        for run in allocation_runs:
+            for key, cell in run.cells.items():
+                if not select.search("/".join(map(str, key))) or not cell.widths:
+                    continue
+                covered += cell.covered
+                evaluations += cell.splits
+                if key in run.predicted:
+                    predicted.append(run.predicted[key])
+                    realised.append(sum(cell.widths) / len(cell.widths) / 2)
+        summary[f"{name}_coverage"] = covered / evaluations if evaluations else float("nan")
+        summary[f"{name}_predicted_half_width"] = sum(predicted) / len(predicted) if predicted else float("nan")
+        summary[f"{name}_realised_half_width"] = sum(realised) / len(realised) if realised else float("nan")
+    return summary

@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "label": "lfh.cli.label:label",
     "finetune-data": "lfh.cli.finetune:finetune_data",
     "audit-sample": "lfh.cli.audit_sample:audit_sample",
+    "audit-plan": "lfh.cli.audit_plan:audit_plan",
     "simulate": "lfh.cli.simulate:simulate",
     "occupation-baselines": "lfh.cli.occupation_baselines:occupation_baselines_command",
     "report": "lfh.cli.report:report",

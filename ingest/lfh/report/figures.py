@@ -495,3 +495,29 @@ def labeler_couples(couples: pl.DataFrame) -> Figure | None:
     ax.set_xlabel("share of romantic couples whose two genders are known")
     figure.legend(loc="outside right center", frameon=False)
     return figure
+
+
+FAMILY_LABELS = {"gender": "gender shares", "couple": "couple types", "occupation": "occupations (female share)"}
+
+
+def hand_label_plan(curve: pl.DataFrame) -> Figure | None:
+    """The predicted median half-width of the corrected intervals per measure family (all models: solid; per model:
+    dashed) against the hand-labeled stories added to those in the warehouse (lfh.audit.plan.proportional_curve);
+    a point only where the family's cells have corrected values."""
+    if curve.is_empty() or curve["median_half_width"].drop_nulls().is_empty():
+        return None
+    figure, ax = plt.subplots(figsize=(7.5, 3.4), layout="constrained")
+    for index, family in enumerate(FAMILY_LABELS):
+        for level, style in (("All", "-"), ("per model", "--")):
+            rows = curve.filter((pl.col("family") == family) & (pl.col("level") == level)).sort("added")
+            rows = rows.filter(pl.col("median_half_width").is_not_null())
+            if rows.is_empty():
+                continue
+            ax.plot(rows["added"].to_list(), rows["median_half_width"].to_list(), style, marker="o", markersize=3,
+                    color=PALETTE[index], label=f"{FAMILY_LABELS[family]}, {'all models' if level == 'All' else level}")
+    ax.set_xlabel("more hand-labeled stories (drawn proportionally to the strata)")
+    ax.set_ylabel("median predicted half-width")
+    ax.set_ylim(bottom=0)
+    ax.grid(axis="y", color="#eeeeee")
+    ax.legend(fontsize=7, frameon=False)
+    return figure

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import duckdb
 import matplotlib.pyplot as plt
 import polars as pl
 
@@ -136,7 +137,7 @@ def write_report(db_path: Path, out_dir: Path, wait: float | None = None) -> Pat
     figure_dir = out_dir / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     sections = []
-    for section in _sections(marts):
+    for section in [*_sections(marts), _hand_label_plan_section(db_path)]:
         if section.figure is not None:
             if simulated:  # the standalone PNG/SVG files travel without the page's banner
                 section.figure.suptitle(SIMULATED_MARK, color="#b3261e", fontsize=9, fontweight="bold")
@@ -157,3 +158,35 @@ def write_report(db_path: Path, out_dir: Path, wait: float | None = None) -> Pat
     target = out_dir / "index.html"
     target.write_text(page, encoding="utf-8")
     return target
+
+
+PLAN_ADDITIONS = (0, 100, 200, 400, 800, 1600)
+
+
+def _hand_label_plan_section(db_path: Path) -> Section:
+    """"Hand labels: what you have and what more would buy", from lfh.audit.plan (the warehouse's intermediate
+    relations: a published copy, which holds the marts only, gets the empty note)."""
+    from lfh.audit.plan import AuditPlanError, proportional_curve, read_plan
+
+    title = "Hand labels: what you have and what more would buy"
+    empty = ("No plan: the hand-label plan reads the warehouse itself (not a published copy) once `lfh build` has "
+             "run; `lfh audit-plan --budget N` prints it.")
+    try:
+        plan = read_plan(db_path)
+    except (AuditPlanError, duckdb.Error):
+        return Section("hand-label-plan", title, "", None, empty)
+    curve = proportional_curve(plan, PLAN_ADDITIONS)
+    now = curve.filter(pl.col("added") == 0) if not curve.is_empty() else curve
+    have = "; ".join(f"{row['family']} ({row['level']}): {row['with_value']} of {row['cells']} cells"
+                     for row in now.iter_rows(named=True))
+    candidates = sum(info.candidates for info in plan.strata.values())
+    caption = (f"{plan.pilot_units:,} hand-labeled characters now; corrected values in {have or 'no cell'}. The "
+               "lines predict the median half-width of the corrected 95% intervals (docs/CORRECTION.md, 'Planning "
+               "the hand labels') as more stories are hand-labeled, drawn proportionally to the model x domain x "
+               f"condition strata ({candidates:,} stories without a hand label remain). The prediction uses the "
+               "hand labels so far (or, without any, a labeler assumed wrong 10% of the time) and the marts' rule "
+               "of 20 hand-labeled units per corrected cell. `lfh audit-plan --budget N` (or --target-halfwidth W) "
+               "says which strata the next stories should come from; `lfh audit-sample --allocate optimal` draws "
+               "them.")
+    return Section("hand-label-plan", title, caption, figures.hand_label_plan(curve),
+                   "No corrected cell would have a value with these hand labels: " + empty)

@@ -6,14 +6,36 @@
 -- f from the inferred genders, y from the hand genders; couples with the same values are counted in one row
 -- (unit_count). A couple counts as hand-labeled only when both of its characters carry a hand label. The rectifier
 -- comes from the model's own hand-labeled couples when it has var ppi_cell_min_hand_labeled of them, else from every
--- model's (ppi_corrected_shares).
+-- model's (ppi_corrected_shares). A model's couples come from power-neutral and power-laden Love stories, two
+-- sampling strata of lfh audit-sample: the cell weights them by size (stratified PPI, macros/stats/ppi_stratified.sql).
 with
 
+story_conditions as (
+    select
+        story_id,
+        max(case when condition = 'baseline' then 'power_neutral' else 'power_laden' end) as prompt_condition
+    from {{ ref('int_characters_hand_paired') }}
+    where domain = 'love'
+    group by story_id
+),
+
 couples as (
-    select model, inferred_couple_type, hand_couple_type, is_hand_labeled, count(*) as unit_count
-    from {{ ref('int_couples_typed') }}
-    where characters = 2
-    group by model, inferred_couple_type, hand_couple_type, is_hand_labeled
+    select
+        typed.model,
+        coalesce(story_conditions.prompt_condition, 'power_neutral') as prompt_condition,
+        typed.inferred_couple_type,
+        typed.hand_couple_type,
+        typed.is_hand_labeled,
+        count(*) as unit_count
+    from {{ ref('int_couples_typed') }} as typed
+    left join story_conditions on typed.story_id = story_conditions.story_id
+    where typed.characters = 2
+    group by
+        typed.model,
+        coalesce(story_conditions.prompt_condition, 'power_neutral'),
+        typed.inferred_couple_type,
+        typed.hand_couple_type,
+        typed.is_hand_labeled
 ),
 
 couple_types as (
@@ -23,6 +45,7 @@ couple_types as (
 indicators as (
     select
         couples.model,
+        couples.prompt_condition,
         couple_types.couple_type,
         couples.is_hand_labeled,
         couples.unit_count,
@@ -34,4 +57,4 @@ indicators as (
     cross join couple_types
 )
 
-{{ ppi_corrected_shares('indicators', ['couple_type']) }}
+{{ ppi_corrected_shares('indicators', ['couple_type'], stratum_keys=['prompt_condition']) }}

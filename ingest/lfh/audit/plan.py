@@ -1,0 +1,620 @@
+"""How many stories to hand-label, and from which strata (docs/CORRECTION.md, "Planning the hand labels").
+
+For every corrected cell (the rows of int_gender_shares_corrected, int_couple_shares_corrected and
+int_occupation_shares_corrected) the plan predicts the half-width of the corrected interval as a function of the
+hand-labeled stories per stratum (model x domain x prompt condition, the strata of `lfh audit-sample`), from the
+stratified PPI variance of the share's linearised outcome u = (a - r b) / b:
+
+    Var(r) = sum_h w_h^2 [ Var_h(f_a - r f_b) / N_h + Var_h(d_a - r d_b) / n_h ] / b^2,   d = y - f,
+
+with the same choices as the marts: a per-model cell uses its own hand labels from var ppi_cell_min_hand_labeled
+(20) units on, else the pool over models; no value below var ppi_min_hand_labeled (20). Var_h(f...) comes from the
+machine labels of the stratum; the residual variance Var_h(d...) from the hand labels already in the warehouse (the
+pilot), shrunk towards the value the labeler's confusion matrix implies (the matrix of the family's hand labels,
+itself smoothed towards a conservative default error rate; that default alone when there is no hand label).
+
+`plan_allocation` spreads a budget (or reaches a target half-width) greedily, one step at a time to the stratum
+that most lowers the summed variance of the selected cells: for separable convex variances this is Neyman's
+allocation in whole stories (n_h proportional to w_h S_h), with the marts' cell/pool rules included.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from lfh.errors import LfhError
+
+FAMILIES = ("gender", "couple", "occupation")
+DEFAULT_FAMILIES = ("gender", "couple")
+ALL_MODELS = "All"
+GENDERS = ("female", "male", "nonbinary")
+OCCUPATION_GENDERS = ("female", "male")
+COUPLE_TYPES = tuple(f"{first}_{second}" for index, first in enumerate(GENDERS) for second in GENDERS[index:])
+Stratum = tuple[str, str, str]  # model, domain, prompt_condition
+NO_VALUE_VARIANCE = 0.25  # a cell without a corrected value counts as a share whose standard error is 0.5
+
+
+class AuditPlanError(LfhError):
+    """The warehouse cannot give a plan (not built, no labeled story), or the request cannot be met."""
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    z: float = 1.96
+    cell_min_hand_labeled: int = 20     # var ppi_cell_min_hand_labeled
+    min_hand_labeled: int = 20          # var ppi_min_hand_labeled
+    assumed_error_rate: float = 0.10    # default labeler error when the family has no hand label
+    prior_units: float = 10.0           # pseudo-units of the confusion-matrix prior in each residual variance
+
+
+@dataclass
+class StratumPart:
+    """The units of one cell inside one stratum."""
+
+    stratum: Stratum
+    units: int                # T_h
+    per_story: float          # units per story of the stratum (a story gives 0, 1 or 2 units to a cell)
+    machine_variance: float   # Var_h(f_a - r f_b)
+    residual_variance: float  # Var_h(d_a - r d_b), pilot shrunk to the confusion-matrix value
+    pilot_units: int          # hand-labeled units now
+
+
+@dataclass
+class PlanCell:
+    family: str
+    model: str
+    key: tuple[str, ...]      # the cell keys besides model: (domain, condition, gender), (couple_type,), ...
+    share: float              # r: the share the plan linearises at
+    known: float              # b: the mean of the denominator indicator
+    parts: list[StratumPart]
+    pool: PlanCell | None = None  # the 'All' cell of the same key: the pooled rectifier of a per-model cell
+
+    @property
+    def name(self) -> str:
+        return "/".join((self.family, self.model, *self.key))
+
+
+@dataclass
+class StratumStories:
+    stories: int              # labeled stories
+    hand_labeled: int         # of them, with a hand label
+    candidates: int           # without one: what audit-sample can still draw
+
+
+@dataclass
+class Plan:
+    cells: list[PlanCell]
+    strata: dict[Stratum, StratumStories]
+    settings: PlanSettings
+    pilot_units: int
+    cells_by_stratum: dict[Stratum, list[PlanCell]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        index: dict[Stratum, list[PlanCell]] = defaultdict(list)
+        for cell in self.cells:
+            touched = {part.stratum for part in cell.parts}
+            if cell.pool is not None:
+                touched |= {part.stratum for part in cell.pool.parts}
+            for stratum in touched:
+                index[stratum].append(cell)
+        self.cells_by_stratum = dict(index)
+
+    def labeled_now(self) -> dict[Stratum, float]:
+        return {stratum: float(info.hand_labeled) for stratum, info in self.strata.items()}
+
+
+# ---------------------------------------------------------------- the variance of one cell
+
+
+def _labeled_units(part: StratumPart, labeled_stories: dict[Stratum, float]) -> float:
+    return min(float(part.units), part.per_story * labeled_stories.get(part.stratum, 0.0))
+
+
+def _stratified_terms(parts: Sequence[StratumPart],
+                      labeled_stories: dict[Stratum, float]) -> tuple[float, float, float]:
+    """(machine term, rectifier term, hand-labeled units) of sum_h w_h^2 Var/N_h and sum_h w'_h^2 Var/n_h. Over
+    several strata the marts use sample variances within each (ppi_stratified_sums), so a stratum's term carries
+    n_h / (n_h - 1) as theirs does: few hand labels in a stratum cost more than 1/n_h."""
+    total = sum(part.units for part in parts)
+    labeled = [(part, _labeled_units(part, labeled_stories)) for part in parts]
+    labeled_total = sum(part.units for part, n in labeled if n > 0)
+    stratified = len(parts) > 1
+    machine = rectifier = 0.0
+    for part, n in labeled:
+        unlabeled = part.units - n
+        if unlabeled > 1e-9:
+            inflation = unlabeled / (unlabeled - 1) if stratified and unlabeled > 2 else (2.0 if stratified else 1.0)
+            machine += (part.units / total) ** 2 * part.machine_variance * inflation / unlabeled
+        if n > 0:
+            inflation = n / (n - 1) if stratified and n > 2 else (2.0 if stratified else 1.0)
+            rectifier += (part.units / labeled_total) ** 2 * part.residual_variance * inflation / n
+    return machine, rectifier, sum(n for _, n in labeled)
+
+
+def cell_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings) -> float | None:
+    """Predicted variance of the corrected share with `labeled_stories` hand-labeled stories per stratum, or None
+    where the marts would give no value (too few hand labels in the cell and its pool)."""
+    if cell.known <= 0:
+        return None
+    machine, rectifier, n = _stratified_terms(cell.parts, labeled_stories)
+    unlabeled = sum(part.units for part in cell.parts) - n
+    if cell.pool is None or n >= settings.cell_min_hand_labeled or (unlabeled <= 1e-9 and n > 0):
+        return (machine + rectifier) / cell.known ** 2 if n >= settings.min_hand_labeled else None
+    _, pooled_rectifier, pooled_n = _stratified_terms(cell.pool.parts, labeled_stories)
+    if pooled_n < settings.min_hand_labeled:
+        return None
+    return (machine + pooled_rectifier) / cell.known ** 2
+
+
+def _unthresholded_variance(cell: PlanCell, labeled_stories: dict[Stratum, float]) -> float:
+    """The cell's own stratified variance with every minimum ignored (a stratum without a hand label counted as
+    half a unit): what the allocation steers by while a cell has no value yet, so that labels towards the
+    minimum count before it is reached."""
+    total = sum(part.units for part in cell.parts)
+    variance = 0.0
+    for part in cell.parts:
+        n = _labeled_units(part, labeled_stories)
+        weight = (part.units / total) ** 2
+        if part.units - n > 1e-9:
+            variance += weight * part.machine_variance / (part.units - n)
+        variance += weight * max(part.residual_variance, 1e-6) / max(n, 0.5)
+    return variance / max(cell.known, 1e-6) ** 2
+
+
+def half_width(cell: PlanCell, variance: float | None, settings: PlanSettings) -> float | None:
+    """Half the width of the interval the marts would show: r -/+ z sd, clamped to [0, 1]."""
+    if variance is None:
+        return None
+    spread = settings.z * math.sqrt(max(variance, 0.0))
+    share = min(1.0, max(0.0, cell.share))
+    return (min(1.0, share + spread) - max(0.0, share - spread)) / 2
+
+
+# ---------------------------------------------------------------- building the cells from units
+
+
+def _default_confusion(classes: Sequence[str], error_rate: float,
+                       prevalence: dict[str, float] | None = None) -> dict[str, dict[str, float]]:
+    """Each machine class right 1 - error_rate of the time, wrong towards the other classes in proportion to how
+    common they are (`prevalence`; evenly without it): a couple type nobody assigns draws little of the error."""
+    weights = {j: (prevalence or {}).get(j, 0.0) + 1e-3 for j in classes} if prevalence else dict.fromkeys(classes, 1.0)
+    matrix = {}
+    for i in classes:
+        others = sum(weight for j, weight in weights.items() if j != i) or 1.0
+        matrix[i] = {j: (1 - error_rate) if i == j else error_rate * weights[j] / others for j in classes}
+    return matrix
+
+
+def confusion_matrix(units: pl.DataFrame, classes: Sequence[str], settings: PlanSettings,
+                     prior: dict[str, dict[str, float]] | None = None) -> dict[str, dict[str, float]]:
+    """P(hand class | machine class) from the hand-labeled units, each row smoothed towards `prior` (by default
+    the matrix of error rate settings.assumed_error_rate) with settings.prior_units pseudo-units; the prior alone
+    without any hand label."""
+    if prior is None:
+        counts_by_class = units.group_by("machine").agg(pl.col("unit_count").sum()).iter_rows()
+        total = sum(count for _, count in units.group_by("machine").agg(pl.col("unit_count").sum()).iter_rows())
+        prior = _default_confusion(classes, settings.assumed_error_rate,
+                                   {machine: count / total for machine, count in counts_by_class} if total else None)
+    default = prior
+    counts: dict[str, dict[str, float]] = {i: dict.fromkeys(classes, 0.0) for i in classes}
+    labeled = units.filter(pl.col("is_hand_labeled"))
+    for machine, hand, count in labeled.group_by("machine", "hand").agg(pl.col("unit_count").sum()).iter_rows():
+        counts[machine][hand] += count
+    matrix = {}
+    for i in classes:
+        row_total = sum(counts[i].values())
+        matrix[i] = {j: (counts[i][j] + settings.prior_units * default[i][j]) / (row_total + settings.prior_units)
+                     for j in classes}
+    return matrix
+
+
+def _indicators(value: str, group: str, members: Sequence[str]) -> tuple[float, float]:
+    return float(value == group), float(value in members)
+
+
+def _moments(pairs: Iterable[tuple[float, float]]) -> tuple[float, float, float]:
+    """(weight, mean, variance with divisor weight) of weighted values."""
+    weight = total = square = 0.0
+    for value, count in pairs:
+        weight += count
+        total += value * count
+        square += value * value * count
+    if weight <= 0:
+        return 0.0, 0.0, 0.0
+    mean = total / weight
+    return weight, mean, max(square / weight - mean * mean, 0.0)
+
+
+def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, group: str, members: Sequence[str],
+          matrix: dict[str, dict[str, float]], stories: dict[Stratum, StratumStories],
+          settings: PlanSettings) -> PlanCell:
+    """One cell from its units (columns stratum, machine, hand, is_hand_labeled, unit_count)."""
+    machine_counts: dict[str, float] = defaultdict(float)
+    for machine, count in units.group_by("machine").agg(pl.col("unit_count").sum()).iter_rows():
+        machine_counts[machine] += count
+    total = sum(machine_counts.values())
+    # the shares the confusion matrix expects the hand labels to give: where the plan linearises
+    expected_a = sum(count * matrix[i][group] for i, count in machine_counts.items())
+    expected_b = sum(count * sum(matrix[i][j] for j in members) for i, count in machine_counts.items())
+    known = expected_b / total if total else 0.0
+    share = expected_a / expected_b if expected_b > 0 else 0.0
+    parts = []
+    for (stratum,), rows in units.group_by("stratum", maintain_order=True):
+        stratum = tuple(stratum)
+        by_machine: dict[str, float] = defaultdict(float)
+        residuals: list[tuple[float, float]] = []
+        for machine, hand, labeled, count in rows.select(
+                "machine", "hand", "is_hand_labeled", "unit_count").iter_rows():
+            by_machine[machine] += count
+            if labeled:
+                fa, fb = _indicators(machine, group, members)
+                ya, yb = _indicators(hand, group, members)
+                residuals.append(((ya - fa) - share * (yb - fb), count))
+        units_here = int(sum(by_machine.values()))
+        machine_pairs = [(_indicators(i, group, members)[0] - share * _indicators(i, group, members)[1], count)
+                         for i, count in by_machine.items()]
+        _, _, machine_variance = _moments(machine_pairs)
+        # the residual variance the confusion matrix implies for this stratum's machine labels
+        model_pairs = []
+        for i, count in by_machine.items():
+            fa, fb = _indicators(i, group, members)
+            for j, p in matrix[i].items():
+                ya, yb = _indicators(j, group, members)
+                model_pairs.append(((ya - fa) - share * (yb - fb), count * p))
+        _, _, model_variance = _moments(model_pairs)
+        pilot_n, _, pilot_variance = _moments(residuals)
+        if pilot_n >= 2:
+            pilot_variance *= pilot_n / (pilot_n - 1)  # the sample variance: the pilot is a sample
+        residual = (pilot_n * pilot_variance + settings.prior_units * model_variance) / (pilot_n + settings.prior_units)
+        story_count = stories[stratum].stories if stratum in stories else 0
+        parts.append(StratumPart(stratum, units_here, units_here / story_count if story_count else 0.0,
+                                 machine_variance, residual, int(pilot_n)))
+    return PlanCell(family, model, key, share, known, parts)
+
+
+def build_cells(units: dict[str, pl.DataFrame], stories: dict[Stratum, StratumStories],
+                settings: PlanSettings) -> list[PlanCell]:
+    """The corrected cells of each family from its units: `units[family]` has the columns model, stratum (a list
+    of model, domain, prompt_condition), key (a list of strings), machine, hand, is_hand_labeled, unit_count."""
+    cells: list[PlanCell] = []
+    for family, frame in units.items():
+        if frame.is_empty():
+            continue
+        groups, members = (OCCUPATION_GENDERS, OCCUPATION_GENDERS) if family == "occupation" else (
+            (COUPLE_TYPES, COUPLE_TYPES) if family == "couple" else (GENDERS, GENDERS))
+        classes = sorted({*frame["machine"].to_list(), *frame["hand"].drop_nulls().to_list(), *members})
+        family_matrix = confusion_matrix(frame, classes, settings)
+        for (key,), keyed in frame.group_by("key", maintain_order=True):
+            key = () if family == "couple" else tuple(key)  # a couple cell is the model's romantic stories
+            # the labeler's errors differ by domain and condition (on the study's audit 1% of Learning baseline
+            # characters against 25% of Labor baseline ones): each key's own matrix, over every model as the
+            # marts' pools, smoothed towards the family's
+            matrix = confusion_matrix(keyed, classes, settings, prior=family_matrix)
+            for group in (groups[:1] if family == "occupation" else groups):
+                pool = _cell(family, ALL_MODELS, (*key, group), keyed, group, members, matrix, stories, settings)
+                cells.append(pool)
+                for (model,), rows in keyed.group_by("model", maintain_order=True):
+                    cell = _cell(family, model, (*key, group), rows, group, members, matrix, stories, settings)
+                    cell.pool = pool
+                    cells.append(cell)
+    return cells
+
+
+# ---------------------------------------------------------------- reading the warehouse
+
+
+def read_units(connection: duckdb.DuckDBPyConnection) -> tuple[dict[str, pl.DataFrame], pl.DataFrame]:
+    """One row per unit of each family (story_id, model, stratum, key, machine, hand, is_hand_labeled) and the
+    labeled stories (story_id, model, domain, prompt_condition, hand: whether the story has a hand label)."""
+    present = {row[0] for row in connection.execute(
+        "select table_schema || '.' || table_name from information_schema.tables").fetchall()}
+    for needed in ("marts.dim_stories", "intermediate.int_characters_hand_paired"):
+        if needed not in present:
+            raise AuditPlanError(f"the warehouse has no {needed}: run `lfh ingest` and `lfh build` first")
+    stories = connection.sql("""
+        select story_id, model, domain, prompt_condition
+        from marts.dim_stories
+        where is_labeled and domain is not null
+    """).pl()
+    characters = connection.sql("""
+        select story_id, domain, condition, role, prompt_id, coalesce(inferred_gender, 'none') as machine,
+               hand_gender as hand, is_hand_labeled
+        from intermediate.int_characters_hand_paired
+    """).pl()
+    stratum = pl.concat_list(pl.col("model"), pl.col("domain"), pl.col("prompt_condition")).alias("stratum")
+    characters = characters.join(stories.select("story_id", "model", stratum), on="story_id", how="inner")
+    columns = ["story_id", "model", "stratum", "key", "machine", "hand", "is_hand_labeled"]
+    units = {"gender": characters.with_columns(pl.concat_list("domain", "condition").alias("key")).select(columns)}
+    if "reference.prompt_catalog" in present:
+        catalog = connection.sql("select prompt_id, subject as occupation from reference.prompt_catalog "
+                                 "where domain = 'labor'").pl()
+        units["occupation"] = characters.filter((pl.col("domain") == "labor") & (pl.col("role") == "subject")).join(
+            catalog, on="prompt_id", how="inner").with_columns(
+            pl.concat_list("occupation", "condition").alias("key")).select(columns)
+    if "intermediate.int_couples_typed" in present:
+        units["couple"] = connection.sql("""
+            select story_id, coalesce(inferred_couple_type, 'untyped') as machine,
+                   case when is_hand_labeled then coalesce(hand_couple_type, 'untyped') end as hand, is_hand_labeled
+            from intermediate.int_couples_typed
+            where characters = 2
+        """).pl().join(stories.select("story_id", "model", stratum), on="story_id", how="inner").with_columns(
+            pl.concat_list(pl.lit("romantic")).alias("key")).select(columns)
+    hand_stories = characters.filter(pl.col("is_hand_labeled")).select("story_id").unique()
+    return units, stories.join(hand_stories.with_columns(pl.lit(True).alias("hand")), on="story_id", how="left")
+
+
+def mask_units(units: dict[str, pl.DataFrame], stories: pl.DataFrame,
+               kept: Iterable[str]) -> tuple[dict[str, pl.DataFrame], pl.DataFrame]:
+    """The same units with hand labels only on the `kept` stories (for checking a plan on a fully hand-labeled
+    audit, as lfh.build.correction_check does)."""
+    kept_frame = pl.DataFrame({"story_id": sorted(set(kept))}, schema={"story_id": pl.String})
+    keep = pl.col("story_id").is_in(kept_frame["story_id"].implode())
+    masked = {family: frame.with_columns((pl.col("is_hand_labeled") & keep).alias("is_hand_labeled")).with_columns(
+        pl.when(pl.col("is_hand_labeled")).then(pl.col("hand")).alias("hand")) for family, frame in units.items()}
+    return masked, stories.with_columns(pl.when(keep & pl.col("hand").fill_null(False)).then(True).alias("hand"))
+
+
+def _aggregate(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.group_by("model", "stratum", "key", "machine", "hand", "is_hand_labeled").agg(
+        pl.len().alias("unit_count"))
+
+
+def strata_stories(stories: pl.DataFrame) -> dict[Stratum, StratumStories]:
+    """Per stratum: labeled stories, of which hand-labeled (column `hand` true) and candidates."""
+    summary = stories.group_by("model", "domain", "prompt_condition").agg(
+        pl.len().alias("stories"), pl.col("hand").fill_null(False).sum().alias("hand_labeled"))
+    return {(model, domain, condition): StratumStories(int(total), int(hand), int(total - hand))
+            for model, domain, condition, total, hand in summary.iter_rows()}
+
+
+def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: PlanSettings | None = None) -> Plan:
+    """A plan from unit frames (as `read_units` reads them) and the labeled stories with their hand-label flag: the
+    library entry the tests use on masked copies of a fully hand-labeled audit."""
+    settings = settings or PlanSettings()
+    strata = strata_stories(stories)
+    if not strata:
+        raise AuditPlanError("no labeled story to plan for: run `lfh ingest` and `lfh build` first")
+    aggregated = {family: _aggregate(frame) for family, frame in units.items()}
+    pilot = int(units["gender"]["is_hand_labeled"].sum()) if "gender" in units else 0
+    return Plan(build_cells(aggregated, strata, settings), strata, settings, pilot)
+
+
+def read_plan(db_path: Path, settings: PlanSettings | None = None) -> Plan:
+    """The plan of the warehouse at db_path, opened read-only (as every reader opens it)."""
+    if not db_path.is_file():
+        raise AuditPlanError(f"{db_path} does not exist: run `lfh ingest` and `lfh build` first")
+    try:
+        with duckdb.connect(str(db_path), read_only=True) as connection:
+            units, stories = read_units(connection)
+    except duckdb.IOException as exc:
+        raise AuditPlanError(f"cannot open {db_path}: {exc}. A build holds it: wait for it to finish") from exc
+    return build_plan(units, stories, settings)
+
+
+# ---------------------------------------------------------------- allocation
+
+
+def _selected(plan: Plan, families: Sequence[str]) -> list[PlanCell]:
+    unknown = sorted(set(families) - set(FAMILIES))
+    if unknown:
+        raise AuditPlanError(f"unknown measure family {', '.join(unknown)}: choose from {', '.join(FAMILIES)}")
+    return [cell for cell in plan.cells if cell.family in families]
+
+
+def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: int | None = None,
+                    target_half_width: float | None = None, min_per_stratum: int = 3,
+                    step: int | None = None, candidates: dict[Stratum, int] | None = None) -> dict[Stratum, int]:
+    """More stories to hand-label per stratum: `budget` of them spread to minimise the summed variance of the
+    selected families' cells, or as few as reach `target_half_width` in every cell that can reach it (the
+    objective is then the summed max(variance, target variance)). At least min(min_per_stratum, candidates) per
+    stratum; never more than a stratum's candidates (`candidates` overrides the plan's count of stories without
+    a hand label, e.g. with audit-sample's, which also skips stories that carry only a hand name)."""
+    if (budget is None) == (target_half_width is None):
+        raise AuditPlanError("give either a budget (--budget N) or a target half-width (--target-halfwidth W)")
+    if budget is not None and budget < 1:
+        raise AuditPlanError(f"the budget must be at least 1 story, got {budget}")
+    if target_half_width is not None and not 0 < target_half_width < 0.5:
+        raise AuditPlanError(f"the target half-width must lie in (0, 0.5), got {target_half_width}")
+    settings = plan.settings
+    selected = _selected(plan, families)
+    selected_names = {id(cell) for cell in selected}
+    floor_variance = (target_half_width / settings.z) ** 2 if target_half_width is not None else 0.0
+    labeled = plan.labeled_now()
+    room_in = {stratum: (info.candidates if candidates is None else candidates.get(stratum, 0))
+               for stratum, info in plan.strata.items()}
+    extra = {stratum: min(min_per_stratum, room) for stratum, room in room_in.items()}
+    candidates_total = sum(room_in.values())
+    if budget is not None and sum(extra.values()) > budget:
+        raise AuditPlanError(f"a budget of {budget} is below the {sum(extra.values())} stories that at least "
+                             f"{min_per_stratum} per stratum needs: raise it or lower --min-per-stratum")
+
+    def current(stratum_extra: dict[Stratum, int]) -> dict[Stratum, float]:
+        return {stratum: labeled[stratum] + stratum_extra.get(stratum, 0) for stratum in plan.strata}
+
+    def objective(cell: PlanCell, stories: dict[Stratum, float]) -> float:
+        variance = cell_variance(cell, stories, settings)
+        if variance is None:  # no value yet: a penalty, less as the cell's own labels approach the minimum
+            return NO_VALUE_VARIANCE + min(_unthresholded_variance(cell, stories), NO_VALUE_VARIANCE)
+        return max(variance, floor_variance)
+
+    reachable = selected
+    if target_half_width is not None:
+        everything = {stratum: float(info.stories) for stratum, info in plan.strata.items()}
+        reachable = [cell for cell in selected
+                     if (v := cell_variance(cell, everything, settings)) is not None and v <= floor_variance]
+    reachable_ids = {id(cell) for cell in reachable}
+    target_total = budget if budget is not None else candidates_total
+    step = step or max(1, target_total // 300)
+    while sum(extra.values()) < min(target_total, candidates_total):
+        stories = current(extra)
+        if target_half_width is not None and all(
+                (v := cell_variance(cell, stories, settings)) is not None and v <= floor_variance
+                for cell in reachable):
+            break
+        room = min(target_total, candidates_total) - sum(extra.values())
+        best, best_gain = None, -1.0
+        for stratum in plan.strata:
+            size = min(step, room, room_in[stratum] - extra[stratum])
+            if size <= 0:
+                continue
+            affected = [cell for cell in plan.cells_by_stratum.get(stratum, ()) if id(cell) in selected_names
+                        and (target_half_width is None or id(cell) in reachable_ids)]
+            after = dict(stories)
+            after[stratum] += size
+            gain = sum(objective(cell, stories) - objective(cell, after) for cell in affected) / size
+            if gain > best_gain + 1e-15:
+                best, best_gain = (stratum, size), gain
+        if best is None:
+            break
+        if best_gain <= 0 and budget is None:
+            # No single story helps any more: in a small cell each label also removes an unlabeled unit from the
+            # machine-label mean. What still reaches the target is labeling the cell's strata whole (then the
+            # estimate is the hand labels' own, lam = 0): do that for every reachable cell still short of it.
+            stories = current(extra)
+            for cell in reachable:
+                variance = cell_variance(cell, stories, settings)
+                if variance is None or variance > floor_variance:
+                    for part in cell.parts:
+                        extra[part.stratum] = room_in[part.stratum]
+            break
+        extra[best[0]] += best[1]
+    if budget is None:
+        return extra
+    # The marts' cell/pool rule makes a cell's variance jump where its own hand labels reach the minimum, so the
+    # greedy path can stop short of the best allocation: improve it, and the proportional one, by exchanges of
+    # `step` stories between two strata while the summed variance falls, and keep the better.
+    floors = {stratum: min(min_per_stratum, room) for stratum, room in room_in.items()}
+    proportional = dict(floors)
+    if sum(proportional.values()) < budget:
+        from lfh.audit.sample import allocate  # noqa: PLC0415 -- sample imports this module lazily too
+
+        proportional = allocate(room_in, min(budget, candidates_total), min_per_stratum)
+    selected_cells = [cell for cell in plan.cells if id(cell) in selected_names]
+
+    def total(stratum_extra: dict[Stratum, int]) -> float:
+        stories = current(stratum_extra)
+        return sum(objective(cell, stories) for cell in selected_cells)
+
+    def delta(stratum_extra: dict[Stratum, int], moves: dict[Stratum, int]) -> float:
+        before = current(stratum_extra)
+        after = dict(before)
+        for stratum, size in moves.items():
+            after[stratum] += size
+        affected = {id(cell): cell for stratum in moves for cell in plan.cells_by_stratum.get(stratum, ())
+                    if id(cell) in selected_names}
+        return sum(objective(cell, after) - objective(cell, before) for cell in affected.values())
+
+    def exchanged(start: dict[Stratum, int]) -> dict[Stratum, int]:
+        allocation = dict(start)
+        for _ in range(10 * len(allocation) + 200):
+            gains = {stratum: -delta(allocation, {stratum: size}) / size for stratum in allocation
+                     if (size := min(step, room_in[stratum] - allocation[stratum])) > 0}
+            losses = {stratum: delta(allocation, {stratum: -size}) / size for stratum in allocation
+                      if (size := min(step, allocation[stratum] - floors[stratum])) > 0}
+            if not gains or not losses:
+                break
+            up = max(gains, key=gains.get)
+            down = min((stratum for stratum in losses if stratum != up), key=losses.get, default=None)
+            if down is None:
+                break
+            size = min(step, room_in[up] - allocation[up], allocation[down] - floors[down])
+            if delta(allocation, {up: size, down: -size}) >= -1e-12:
+                break
+            allocation[up] += size
+            allocation[down] -= size
+        return allocation
+
+    return min((exchanged(extra), exchanged(proportional)), key=total)
+
+
+def family_summary(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
+    """Per family and level ('All' / per model): cells, cells with a value, median and largest half-width."""
+    rows = []
+    for family in FAMILIES:
+        for level in ("All", "per model"):
+            cells = [cell for cell in plan.cells
+                     if cell.family == family and (cell.model == ALL_MODELS) == (level == "All")]
+            if not cells:
+                continue
+            widths = sorted(w for cell in cells
+                            if (w := half_width(cell, cell_variance(cell, stories, plan.settings), plan.settings))
+                            is not None)
+            rows.append((family, level, len(cells), len(widths),
+                         widths[len(widths) // 2] if widths else None, widths[-1] if widths else None))
+    return pl.DataFrame(rows, schema={"family": pl.String, "level": pl.String, "cells": pl.Int64,
+                                      "with_value": pl.Int64, "median_half_width": pl.Float64,
+                                      "max_half_width": pl.Float64}, orient="row")
+
+
+def cell_predictions(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
+    rows = []
+    for cell in plan.cells:
+        variance = cell_variance(cell, stories, plan.settings)
+        rows.append((cell.family, cell.model, "/".join(cell.key), cell.share, variance,
+                     half_width(cell, variance, plan.settings)))
+    return pl.DataFrame(rows, schema={"family": pl.String, "model": pl.String, "cell": pl.String,
+                                      "planned_share": pl.Float64, "predicted_variance": pl.Float64,
+                                      "predicted_half_width": pl.Float64}, orient="row")
+
+
+def strata_table(plan: Plan, extra: dict[Stratum, int]) -> pl.DataFrame:
+    rows = [(*stratum, info.stories, info.hand_labeled, extra.get(stratum, 0),
+             info.hand_labeled + extra.get(stratum, 0)) for stratum, info in sorted(plan.strata.items())]
+    return pl.DataFrame(rows, schema=["model", "domain", "prompt_condition", "stories", "hand_labeled",
+                                      "add", "planned_hand_labeled"], orient="row")
+
+
+@dataclass
+class PlanResult:
+    strata: pl.DataFrame      # per stratum: stories, hand-labeled now, to add, planned
+    families: pl.DataFrame    # per family and level: now and planned
+    cells: pl.DataFrame       # per cell: predicted half-width now and planned
+    added: int
+    pilot_units: int
+
+
+def make_plan(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: int | None = None,
+              target_half_width: float | None = None, min_per_stratum: int = 3) -> PlanResult:
+    """The plan's tables: the allocation and what it buys, next to what the hand labels give now."""
+    extra = plan_allocation(plan, families, budget, target_half_width, min_per_stratum)
+    now = plan.labeled_now()
+    planned = {stratum: now[stratum] + extra.get(stratum, 0) for stratum in now}
+    families_now = family_summary(plan, now)
+    families_planned = family_summary(plan, planned)
+    summary = families_now.join(families_planned.select(
+        "family", "level", pl.col("with_value").alias("planned_with_value"),
+        pl.col("median_half_width").alias("planned_median_half_width"),
+        pl.col("max_half_width").alias("planned_max_half_width")), on=["family", "level"], how="left")
+    cells_now = cell_predictions(plan, now)
+    cells_planned = cell_predictions(plan, planned)
+    cells = cells_now.rename({"predicted_variance": "variance_now", "predicted_half_width": "half_width_now"}).join(
+        cells_planned.select("family", "model", "cell", pl.col("predicted_half_width").alias("planned_half_width")),
+        on=["family", "model", "cell"], how="left")
+    return PlanResult(strata_table(plan, extra), summary, cells, sum(extra.values()), plan.pilot_units)
+
+
+def proportional_curve(plan: Plan, additions: Sequence[int], min_per_stratum: int = 3) -> pl.DataFrame:
+    """What more hand labels buy, drawn proportionally (the cheap curve the report draws; `lfh audit-plan` finds
+    the optimal allocation for one budget): per number of added stories, family and level, the cells with a value
+    and the median predicted half-width. A point below the floors' total is left out; points beyond the
+    candidates become one point with every candidate labeled."""
+    from lfh.audit.sample import allocate
+
+    room = {stratum: info.candidates for stratum, info in plan.strata.items()}
+    floors = sum(min(min_per_stratum, value) for value in room.values())
+    now = plan.labeled_now()
+    frames = []
+    for added in sorted({min(added, sum(room.values())) for added in additions}):
+        if added and added < floors:
+            continue
+        extra = allocate(room, added, min_per_stratum) if added else {}
+        stories = {stratum: now[stratum] + extra.get(stratum, 0) for stratum in now}
+        frames.append(family_summary(plan, stories).with_columns(pl.lit(added).alias("added")))
+    return pl.concat(frames) if frames else pl.DataFrame()

@@ -1,0 +1,204 @@
+"""`lfh audit-plan` and the optimal allocation (lfh.audit.plan): the predicted variance of a cell worked by hand,
+Neyman's proportions on strata that differ only in the labeler's error, the floors, caps and targets, and the
+command on a small hand-made warehouse (no dbt). The check on the study's audit is tests/test_audit_allocation.py."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from lfh.audit.plan import (
+    AuditPlanError,
+    Plan,
+    PlanCell,
+    PlanSettings,
+    StratumPart,
+    StratumStories,
+    build_plan,
+    cell_variance,
+    half_width,
+    mask_units,
+    plan_allocation,
+    read_units,
+)
+from lfh.audit.sample import LAYOUT, draw_audit_sample
+from lfh.cli import main
+
+SETTINGS = PlanSettings(cell_min_hand_labeled=5, min_hand_labeled=5)
+
+
+def _cell(model: str, stratum: tuple, residual: float, units: int = 100, machine: float = 0.0) -> PlanCell:
+    return PlanCell("gender", model, ("learning", "baseline", "female"), 0.5, 1.0,
+                    [StratumPart(stratum, units, 1.0, machine, residual, 0)])
+
+
+def _plan(cells: list[PlanCell], stories: int = 100) -> Plan:
+    strata = {part.stratum: StratumStories(stories, 0, stories) for cell in cells for part in cell.parts}
+    return Plan(cells, strata, SETTINGS, pilot_units=10)
+
+
+def test_cell_variance_by_hand() -> None:
+    # one stratum of 100 units, 20 hand-labeled: 0.25/80 + 0.09/20 = 0.0076250 over b^2 = 0.64
+    cell = PlanCell("gender", "M1", ("k",), 0.5, 0.8, [StratumPart(("M1", "d", "c"), 100, 1.0, 0.25, 0.09, 0)])
+    variance = cell_variance(cell, {("M1", "d", "c"): 20}, SETTINGS)
+    assert variance == pytest.approx((0.25 / 80 + 0.09 / 20) / 0.64)
+    assert half_width(cell, variance, SETTINGS) == pytest.approx(1.96 * math.sqrt(variance))
+    assert cell_variance(cell, {("M1", "d", "c"): 4}, SETTINGS) is None  # below the minimum, no pool
+    # two strata weighted by size (60, 40), 10 and 20 hand-labeled: the stratified variance, each stratum's term
+    # with the sample variance's n / (n - 1) as the marts compute it
+    parts = [StratumPart(("M1", "d", "a"), 60, 1.0, 0.2, 0.1, 0), StratumPart(("M2", "d", "a"), 40, 1.0, 0.1, 0.3, 0)]
+    pooled = PlanCell("gender", "All", ("k",), 0.5, 1.0, parts)
+    expected = (0.36 * 0.2 / 49 + 0.16 * 0.1 / 19) + (0.36 * 0.1 / 9 + 0.16 * 0.3 / 19)
+    assert cell_variance(pooled, {("M1", "d", "a"): 10, ("M2", "d", "a"): 20}, SETTINGS) == pytest.approx(expected)
+
+
+def test_allocation_follows_neyman_on_the_residual_standard_deviation() -> None:
+    # the same size, residual variances 4 : 1 -> hand labels 2 : 1 (n_h proportional to S_h)
+    noisy = _cell("M1", ("M1", "love", "power_neutral"), 0.16)
+    clean = _cell("M2", ("M2", "love", "power_neutral"), 0.04)
+    extra = plan_allocation(_plan([noisy, clean]), families=("gender",), budget=90, min_per_stratum=3, step=1)
+    assert sum(extra.values()) == 90
+    assert extra[("M1", "love", "power_neutral")] == 60 and extra[("M2", "love", "power_neutral")] == 30
+
+
+def test_floors_caps_and_errors() -> None:
+    cells = [_cell("M1", ("M1", "a", "b"), 0.2), _cell("M2", ("M2", "a", "b"), 0.0)]
+    plan = _plan(cells, stories=40)
+    extra = plan_allocation(plan, families=("gender",), budget=60, min_per_stratum=3, step=1)
+    assert extra[("M2", "a", "b")] >= 3                       # the floor, where more labels buy nothing
+    assert extra[("M1", "a", "b")] <= 40                      # never more than the stratum's candidates
+    with pytest.raises(AuditPlanError, match="budget"):
+        plan_allocation(plan, families=("gender",), budget=4, min_per_stratum=3)
+    with pytest.raises(AuditPlanError, match="either"):
+        plan_allocation(plan, families=("gender",))
+    with pytest.raises(AuditPlanError, match="unknown measure"):
+        plan_allocation(plan, families=("race",), budget=10)
+
+
+def test_target_stops_when_every_reachable_cell_is_there() -> None:
+    cell = _cell("M1", ("M1", "a", "b"), 0.25, units=1000)
+    plan = Plan([cell], {("M1", "a", "b"): StratumStories(1000, 0, 1000)}, SETTINGS, pilot_units=10)
+    extra = plan_allocation(plan, families=("gender",), target_half_width=0.1, min_per_stratum=3, step=1)
+    labeled = extra[("M1", "a", "b")]
+    # 1.96 sqrt(0.25 / n) <= 0.1 from n = 97 on (the machine term is 0 here)
+    assert labeled == math.ceil(0.25 * (1.96 / 0.1) ** 2)
+
+
+def _warehouse(path: Path, hand_labels: bool = True) -> None:
+    """A hand-made warehouse with the relations the plan reads: 2 models x learning baseline, 40 stories each,
+    the subject only; 10 stories of M1 hand-labeled, where the labeler misses a third of the women."""
+    rows, characters = [], []
+    for model in ("M1", "M2"):
+        for index in range(40):
+            story = f"{model}-{index}"
+            rows.append((story, model, "learning", "power_neutral", True))
+            hand = ("female" if index % 2 == 0 else "male") if hand_labels and model == "M1" and index < 10 else None
+            inferred = "unspecified" if hand == "female" and index % 3 == 0 else (hand or ("female", "male")[index % 2])
+            characters.append((story, "subject", model, "learning", "baseline", "P001", inferred, hand,
+                               hand is not None))
+    with duckdb.connect(str(path)) as connection:
+        for schema in ("marts", "intermediate", "reference"):
+            connection.execute(f"create schema {schema}")
+        connection.execute("create table marts.dim_stories (story_id varchar, model varchar, domain varchar, "
+                           "prompt_condition varchar, is_labeled boolean)")
+        connection.executemany("insert into marts.dim_stories values (?, ?, ?, ?, ?)", rows)
+        connection.execute("create table intermediate.int_characters_hand_paired (story_id varchar, role varchar, "
+                           "model varchar, domain varchar, condition varchar, prompt_id varchar, "
+                           "inferred_gender varchar, hand_gender varchar, is_hand_labeled boolean)")
+        connection.executemany("insert into intermediate.int_characters_hand_paired values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               characters)
+        # what `lfh audit-sample` reads besides: the stories' text, the characters, the hand labels
+        connection.execute("alter table marts.dim_stories add column query varchar default 'Write a story.'")
+        connection.execute("alter table marts.dim_stories add column story_text varchar default 'Once.'")
+        connection.execute("create table marts.fct_characters as select story_id, role, inferred_gender as gender, "
+                           "null::varchar as full_name, 'student' as role_text "
+                           "from intermediate.int_characters_hand_paired")
+        connection.execute("create schema raw")
+        connection.execute("create table raw.stories as select story_id, null::timestamp as generated_at, "
+                           "'learning' as role_category, 'student' as subject, null::varchar as object "
+                           "from marts.dim_stories")
+        connection.execute("create table raw.hand_labels as select story_id, hand_gender as gender, "
+                           "null::varchar as name from intermediate.int_characters_hand_paired "
+                           "where hand_gender is not null")
+
+
+def test_plan_reads_the_warehouse_and_masks(tmp_path: Path) -> None:
+    db_path = tmp_path / "lfh.duckdb"
+    _warehouse(db_path)
+    with duckdb.connect(str(db_path), read_only=True) as connection:
+        units, stories = read_units(connection)
+    plan = build_plan(units, stories, SETTINGS)
+    assert plan.strata[("M1", "learning", "power_neutral")] == StratumStories(40, 10, 30)
+    assert plan.pilot_units == 10
+    cells = {cell.name: cell for cell in plan.cells}
+    assert {"gender/All/learning/baseline/female", "gender/M2/learning/baseline/nonbinary"} <= set(cells)
+    masked_units, masked_stories = mask_units(units, stories, ["M1-0", "M1-1"])
+    masked = build_plan(masked_units, masked_stories, SETTINGS)
+    assert masked.pilot_units == 2 and masked.strata[("M1", "learning", "power_neutral")].hand_labeled == 2
+    assert isinstance(masked_stories, pl.DataFrame)
+
+
+def test_audit_plan_command(tmp_path: Path) -> None:
+    db_path = tmp_path / "lfh.duckdb"
+    _warehouse(db_path)
+    out = tmp_path / "plan.csv"
+    result = CliRunner().invoke(main, ["audit-plan", "--budget", "20", "--measure", "gender", "--out", str(out)],
+                                env={"LFH_DB": str(db_path)})
+    assert result.exit_code == 0, result.output
+    assert "20 more stories" in result.output and "median half-width" in result.output
+    strata = pl.read_csv(out)
+    assert strata["add"].sum() == 20 and set(strata["model"]) == {"M1", "M2"}
+    cells = pl.read_csv(tmp_path / "plan_cells.csv")
+    assert {"family", "model", "cell", "half_width_now", "planned_half_width"} <= set(cells.columns)
+    planned = cells.filter((pl.col("model") == "All") & (pl.col("cell") == "learning/baseline/female"))
+    # 10 hand-labeled characters now (< var ppi_min_hand_labeled, 20): no value; 30 after the plan: one
+    assert planned["half_width_now"][0] is None and 0 < planned["planned_half_width"][0] < 0.5
+    # +-0.1 on cells of 40 stories: only labeling them whole gets there (each label also leaves the f mean)
+    result = CliRunner().invoke(main, ["audit-plan", "--target-halfwidth", "0.1", "--measure", "gender"],
+                                env={"LFH_DB": str(db_path)})
+    assert result.exit_code == 0 and "70 more stories" in result.output, result.output
+    result = CliRunner().invoke(main, ["audit-plan"], env={"LFH_DB": str(db_path)})
+    assert result.exit_code != 0 and "--budget" in result.output
+    result = CliRunner().invoke(main, ["audit-plan", "--budget", "5"], env={"LFH_DB": str(tmp_path / "none.duckdb")})
+    assert result.exit_code == 1 and "does not exist" in result.output
+
+
+@pytest.mark.slow  # draws a matplotlib figure
+def test_report_section_from_the_plan(tmp_path: Path) -> None:
+    from lfh.report.write import _hand_label_plan_section
+
+    db_path = tmp_path / "lfh.duckdb"
+    _warehouse(db_path)
+    section = _hand_label_plan_section(db_path)
+    assert section.title == "Hand labels: what you have and what more would buy"
+    assert section.figure is not None and "10 hand-labeled characters now" in section.caption
+    assert "70 stories without a hand label remain" in section.caption
+    missing = _hand_label_plan_section(tmp_path / "none.duckdb")
+    assert missing.figure is None and "lfh audit-plan" in missing.empty_note
+
+
+def test_optimal_audit_sample(tmp_path: Path) -> None:
+    db_path = tmp_path / "lfh.duckdb"
+    _warehouse(db_path)
+    first = draw_audit_sample(db_path, 30, seed=4, min_per_stratum=3, allocation="optimal", families=("gender",))
+    again = draw_audit_sample(db_path, 30, seed=4, min_per_stratum=3, allocation="optimal", families=("gender",))
+    assert first.allocation == "optimal" and first.stories.equals(again.stories)
+    assert first.stories.height == 30 and list(first.stories.columns) == list(LAYOUT)
+    assert not set(first.stories["Story ID"]) & {f"M1-{index}" for index in range(10)}  # hand-labeled: skipped
+    assert first.skipped_hand_labeled == 10
+    assert (first.strata["drawn"] >= 3).all()
+    no_pilot = tmp_path / "none.duckdb"
+    _warehouse(no_pilot, hand_labels=False)
+    proportional = draw_audit_sample(no_pilot, 30, seed=4, allocation="optimal")
+    assert proportional.allocation == "proportional"  # nothing says where the labeler errs yet
+    assert proportional.stories.equals(draw_audit_sample(no_pilot, 30, seed=4).stories)
+    out = tmp_path / "sample.xlsx"
+    result = CliRunner().invoke(main, ["audit-sample", "--n", "30", "--out", str(out), "--allocate", "optimal"],
+                                env={"LFH_DB": str(db_path)})
+    assert result.exit_code == 0, result.output
+    assert "30 stories" in result.output and "optimal allocation" in result.output and out.is_file()

@@ -1,0 +1,150 @@
+"""Stratified PPI (macros/stats/ppi_stratified.sql, docs/CORRECTION.md "Strata sampled at different rates") as
+compiled into the gender correction model, against the estimator written out in numpy (Fisch et al. 2024,
+StratPPI with lambda = 1: theta = sum_h w_h [mean f over the unlabeled + mean (y - f) over the labeled of stratum h],
+Var = sum_h w_h^2 [Var_h f / N_h + Var_h (y - f) / n_h] with sample variances, w_h = the stratum's share of the
+units), on random
+characters of two models sampled at very different rates; and with equal rates, the same point estimate as the
+unstratified estimator (tests/test_ppi_reference.py checks that one against ppi_py)."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+import numpy as np
+import pytest
+
+from lfh.build.correction_check import COUPLES, UNITS, compiled_correction_sql
+
+pytestmark = pytest.mark.slow  # two dbt compiles
+GENDERS = ("female", "male", "nonbinary")
+
+
+@pytest.fixture(scope="module")
+def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
+    folder = tmp_path_factory.mktemp("ppi_stratified")
+    return {stratify: compiled_correction_sql(folder / "empty.duckdb", folder / f"target_{stratify}",
+                                              {"ppi_stratify": stratify})
+            for stratify in (True, False)}
+
+
+def _characters(rng: np.random.Generator, model: str, unlabeled: int, labeled: int, error: float) -> list[tuple]:
+    """Characters of one model (one stratum); the labeler errs at `error` (to nonbinary or unspecified), so
+    models that differ in error and in sampling rate make the unweighted pooled rectifier biased."""
+    rows = []
+    for index in range(unlabeled + labeled):
+        hand = rng.choice(["female", "male", "nonbinary", "unspecified"], p=[0.45, 0.4, 0.05, 0.1])
+        noise = rng.random()
+        inferred = "nonbinary" if noise < error / 2 else "unspecified" if noise < error else hand
+        is_labeled = index >= unlabeled
+        rows.append((f"{model}-{index}", "subject", model, "labor", "baseline", None, "actor", inferred,
+                     hand if is_labeled else None, is_labeled))
+    return rows
+
+
+def _run(query: str, rows: list[tuple]) -> dict[tuple, tuple]:
+    connection = duckdb.connect()
+    connection.execute("""create table units (story_id varchar, role varchar, model varchar, domain varchar,
+        condition varchar, prompt_id varchar, role_text varchar, inferred_gender varchar, hand_gender varchar,
+        is_hand_labeled boolean)""")
+    connection.executemany("insert into units values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    result = connection.execute(
+        f"select model, gender, rectifier_source, corrected_share, corrected_share_variance "
+        f"from ({query.replace(UNITS, 'units')})").fetchall()
+    return {(model, gender): rest for model, gender, *rest in result}
+
+
+def _stratum(rows: list[tuple], gender: str) -> dict[str, np.ndarray]:
+    def indicators(selected: list[tuple], column: int) -> np.ndarray:
+        return np.array([[row[column] == gender, row[column] in GENDERS] for row in selected], dtype=float)
+    labeled = [row for row in rows if row[9]]
+    return {"units": len(rows), "f_u": indicators([row for row in rows if not row[9]], 7),
+            "d": indicators(labeled, 8) - indicators(labeled, 7)}
+
+
+def _stratified(f_strata: list[dict], rectifier_strata: list[dict], f_ddof: int = 1,
+                rectifier_ddof: int = 1) -> tuple[float, float]:
+    """r and Var r: the f part over f_strata, the rectifier over rectifier_strata, each weighted by stratum size;
+    sample variances within strata (ddof 1), population ones (ddof 0) for a part that is one cell's own."""
+    f_total = sum(s["units"] for s in f_strata)
+    d_total = sum(s["units"] for s in rectifier_strata)
+    theta = sum(s["units"] / f_total * s["f_u"].mean(axis=0) for s in f_strata) + sum(
+        s["units"] / d_total * s["d"].mean(axis=0) for s in rectifier_strata)
+    r = theta[0] / theta[1]
+    linear = np.array([1.0, -r])  # u = a - r b
+    variance = sum((s["units"] / f_total) ** 2 * (s["f_u"] @ linear).var(ddof=f_ddof) / len(s["f_u"])
+                   for s in f_strata)
+    variance += sum((s["units"] / d_total) ** 2 * (s["d"] @ linear).var(ddof=rectifier_ddof) / len(s["d"])
+                    for s in rectifier_strata)
+    return r, variance / theta[1] ** 2
+
+
+def test_stratified_shares_match_numpy(queries: dict) -> None:
+    rng = np.random.default_rng(2024)
+    m1 = _characters(rng, "M1", 300, 150, error=0.05)   # sampled at 1/3, a good labeler
+    m2 = _characters(rng, "M2", 600, 12, error=0.40)    # sampled at 1/50, a bad one: pooled (12 < 20)
+    measured = _run(queries[True]["gender"], m1 + m2)
+    for gender in GENDERS:
+        s1, s2 = _stratum(m1, gender), _stratum(m2, gender)
+        expected = {"M1": _stratified([s1], [s1], 0, 0), "M2": _stratified([s2], [s1, s2], 0, 1),
+                    "All": _stratified([s1, s2], [s1, s2])}
+        for model, (r, variance) in expected.items():
+            _, share, measured_variance = measured[(model, gender)]
+            assert share == pytest.approx(min(1.0, max(0.0, r)), abs=1e-12), (model, gender)
+            assert measured_variance == pytest.approx(variance, rel=1e-9), (model, gender)
+    assert measured[("M2", "female")][0] == "pooled"
+    unweighted = _run(queries[False]["gender"], m1 + m2)
+    # the unweighted pool leans on M1's good labels (150 of 162) where M2's units are 2/3 of the cell
+    assert abs(unweighted[("All", "nonbinary")][1] - measured[("All", "nonbinary")][1]) > 0.01
+
+
+def test_equal_rates_give_the_unstratified_estimate(queries: dict) -> None:
+    rng = np.random.default_rng(7)
+    rows = _characters(rng, "M1", 300, 100, error=0.05) + _characters(rng, "M2", 600, 200, error=0.40)
+    stratified, unstratified = _run(queries[True]["gender"], rows), _run(queries[False]["gender"], rows)
+    assert stratified.keys() == unstratified.keys()
+    for key, (_, share, variance) in stratified.items():
+        assert share == pytest.approx(unstratified[key][1], abs=1e-12), key
+        # less the between-strata spread, more each stratum's n / (n - 1): here the spread wins
+        assert variance <= unstratified[key][2] + 1e-15, key
+
+
+def test_couple_cells_are_stratified_by_love_condition(queries: dict) -> None:
+    """A model's couples come from power-neutral and power-laden Love stories (two strata of audit-sample): sampled
+    at 1/2 and 1/20, the couple cell weights them by size, as the numpy estimator does."""
+    rng = np.random.default_rng(11)
+    couples, characters = [], []
+    for condition, total, labeled, error in (("baseline", 200, 100, 0.05), ("dominant", 400, 20, 0.5)):
+        for index in range(total):
+            story = f"{condition}-{index}"
+            hand = rng.choice(["female_male", "male_male", "female_female"], p=[0.8, 0.1, 0.1])
+            inferred = None if rng.random() < error else hand  # the labeler loses the couple's type
+            is_labeled = index < labeled
+            couples.append((story, "M1", 2, inferred, hand if is_labeled else None, 1, is_labeled))
+            characters.append((story, "love", condition))
+    connection = duckdb.connect()
+    connection.execute("create table couples (story_id varchar, model varchar, characters bigint, "
+                       "inferred_couple_type varchar, hand_couple_type varchar, hand_labeled_characters bigint, "
+                       "is_hand_labeled boolean)")
+    connection.executemany("insert into couples values (?, ?, ?, ?, ?, ?, ?)", couples)
+    connection.execute("create table paired (story_id varchar, domain varchar, condition varchar)")
+    connection.executemany("insert into paired values (?, ?, ?)", characters)
+    query = queries[True]["couple"].replace(COUPLES, "couples")
+    query = re.sub(r'"[^"]*"\."[^"]*"\."int_characters_hand_paired"', "paired", query)
+    measured = {(model, kind): (share, variance) for model, kind, share, variance in connection.execute(
+        f"select model, couple_type, corrected_share, corrected_share_variance from ({query})").fetchall()}
+
+    def stratum(condition: str, kind: str) -> dict:
+        rows = [row for row, (_, _, cond) in zip(couples, characters, strict=True) if cond == condition]
+        def indicators(selected: list[tuple], column: int) -> np.ndarray:
+            return np.array([[row[column] == kind, row[column] is not None] for row in selected], dtype=float)
+        labeled = [row for row in rows if row[6]]
+        return {"units": len(rows), "f_u": indicators([row for row in rows if not row[6]], 3),
+                "d": indicators(labeled, 4) - indicators(labeled, 3)}
+
+    for kind in ("female_male", "male_male"):
+        strata = [stratum("baseline", kind), stratum("dominant", kind)]
+        r, variance = _stratified(strata, strata)
+        share, measured_variance = measured[("M1", kind)]
+        assert share == pytest.approx(min(1.0, max(0.0, r)), abs=1e-12), kind
+        assert measured_variance == pytest.approx(variance, rel=1e-9), kind
