@@ -29,6 +29,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.db import reading
 from lfh.errors import LfhError
 
 FAMILIES = ("gender", "couple", "occupation")
@@ -387,14 +388,12 @@ def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: 
 
 
 def read_plan(db_path: Path, settings: PlanSettings | None = None) -> Plan:
-    """The plan of the warehouse at db_path, opened read-only (as every reader opens it)."""
+    """The plan of the warehouse at db_path, opened read-only under the shared warehouse lock (lfh.db.reading:
+    waits for a running build, as every reader does)."""
     if not db_path.is_file():
         raise AuditPlanError(f"{db_path} does not exist: run `lfh ingest` and `lfh build` first")
-    try:
-        with duckdb.connect(str(db_path), read_only=True) as connection:
-            units, stories = read_units(connection)
-    except duckdb.IOException as exc:
-        raise AuditPlanError(f"cannot open {db_path}: {exc}. A build holds it: wait for it to finish") from exc
+    with reading(db_path, "plan hand labels") as connection:
+        units, stories = read_units(connection)
     return build_plan(units, stories, settings)
 
 

@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 
 from lfh.audit.plan import FAMILIES
-from lfh.audit.sample import (ALLOCATIONS, AuditSampleError, check_workbook_path, draw_audit_sample,
-                              write_audit_workbook)
+from lfh.audit.sample import ALLOCATIONS, AuditSampleError, check_workbook_path, draw_audit_sample, write_audit_workbook
 from lfh.cli.command import command
 from lfh.paths import database_path
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import click
 
-from lfh.lock import set_wait_announcer
 from lfh.errors import LfhError
+from lfh.lock import set_wait_announcer
 
 
 def _announce(text: str) -> None:
