@@ -28,7 +28,7 @@
 
 {#- §4.6 exactly: nickname in double quotes removed, tokens title-cased; more than max_name_tokens tokens (prefix
     included) -> no name; honorific first: 2 tokens -> last name, 3 -> first + last; title first: 'Dr' -> the next
-    token is the last name, 'Chef'/'Nurse' -> the first name (more tokens after a title -> no first or last name);
+    token is the last name, 'Chef'/'Nurse' -> the first name, whatever follows ('Dr. Sarah Lee': last name Sarah);
     else 1 token -> first name, 2-3 -> first + last. A prefix alone is no name. -#}
 {% macro study_name_parse(relation, keys, name_expr, prefixes) -%}
     {%- set second_token = laissez_faire.list_element('name_tokens', 2) -%}
@@ -57,7 +57,6 @@
             when not has_name then 'no_name'
             when prefix_kind = 'honorific' and token_count = 3 then 'prefix_first_last'
             when prefix_kind = 'honorific' then 'prefix_last'
-            when prefix_kind = 'title' and token_count > 2 then 'no_name'
             when prefix_kind = 'title' and next_token_is = 'first_name' then 'prefix_first'
             when prefix_kind = 'title' then 'prefix_last'
             when token_count = 1 then 'one_token'
