@@ -87,6 +87,7 @@ def alive(pid: int) -> bool:
     ("baseline_set=census_2030", "valid: census_2020_nonhispanic, census_2022"),
     ("drop_hallucinated_names=maybe", "true or false"),
     ("max_name_tokens=2.5", "a whole number"),
+    ("name_rule=studdy", "valid: study, refined"),
     ("vote_threshold", "write NAME=VALUE"),
 ])
 def test_bad_vars_are_refused_before_dbt_runs(ready_warehouse: Path, fake_dbt: Path, assignment: str,
