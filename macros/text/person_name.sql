@@ -106,7 +106,8 @@
             "'[^\\p{L}.]+$'", "''"),
         "'[\\x27’][Ss]$'", "''") -%}
     {%- set first_token = laissez_faire.list_element('name_tokens', 'name_start') -%}
-    {%- set last_token = laissez_faire.list_element('name_tokens', 'name_end') -%}
+    {#- greatest(.., 1): name_end is 0 for an empty list (then there is no name), and Spark's element_at refuses 0 -#}
+    {%- set last_token = laissez_faire.list_element('name_tokens', 'greatest(name_end, 1)') -%}
     select
         {{ keys }},
         case when has_name then {{ laissez_faire.list_join('name_tokens', "' '") }} end as full_name,
@@ -173,8 +174,10 @@
                     on {{ laissez_faire.name_lookup_key(laissez_faire.list_element('tokenized.name_tokens', 1)) }}
                     = lower(trim(name_prefixes.prefix))
                 left join {{ suffixes }} as name_suffixes
+                    {# greatest(.., 1): Spark's element_at refuses index 0 (an empty list) #}
                     on {{ laissez_faire.name_lookup_key(laissez_faire.list_element(
-                        'tokenized.name_tokens', laissez_faire.list_length('tokenized.name_tokens'))) }}
+                        'tokenized.name_tokens',
+                        'greatest(' ~ laissez_faire.list_length('tokenized.name_tokens') ~ ', 1)')) }}
                     = lower(trim(name_suffixes.suffix))
                     and {{ laissez_faire.list_length('tokenized.name_tokens') }}
                     - case when name_prefixes.prefix_kind is not null then 1 else 0 end >= 2
