@@ -87,6 +87,7 @@ def alive(pid: int) -> bool:
     ("baseline_set=census_2030", "valid: census_2020_nonhispanic, census_2022"),
     ("drop_hallucinated_names=maybe", "true or false"),
     ("max_name_tokens=2.5", "a whole number"),
+    ("name_rule=studdy", "valid: study, refined"),
     ("vote_threshold", "write NAME=VALUE"),
     # issue 23: every statistics var has bounds
     ("ppi_lambda=2", "ppi_lambda=2.0: must be between 0.0 and 1.0"),

@@ -1,10 +1,14 @@
 """The cleaning against the study's hand labels: audit_dev.xlsx ingested and built twice, with gender_rule=study
 (METHOD.md §4.4: the accuracy per role category and role the issue gives, from fct_labeler_agreement) and with
 the default refined rule (per-class precision, recall and F1 from fct_labeler_class_metrics, the figures of
-docs/GENDER_RULE.md, so a change of the rule or of what feeds it shows). Skips where ../shared is absent."""
+docs/GENDER_RULE.md, so a change of the rule or of what feeds it shows). The first build also uses name_rule=study
+(METHOD.md §4.6: the issue's figures of named Labor characters without a first name), the second the default refined
+name parse (docs/NAME_RULE.md: agreement with the first name a person reads from the hand-written name). Skips where
+../shared is absent."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -50,24 +54,26 @@ STUDY_MACRO_F1 = 0.705
 
 @pytest.fixture(scope="module")
 def audit_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One ingest and build with gender_rule=study for the module (the `warehouse` fixtures are per test)."""
+    """One ingest and build with gender_rule=study and name_rule=study for the module (the `warehouse` fixtures are
+    per test)."""
     workbook = SHARED_DATA / "audit_dev.xlsx"
     if not workbook.is_file():
         pytest.skip(f"{workbook} not present")
     warehouse = tmp_path_factory.mktemp("audit") / "lfh.duckdb"
     result = CliRunner().invoke(main, ["ingest", str(workbook)], env={"LFH_DB": str(warehouse)})
     assert result.exit_code == 0, result.output
-    run_dbt(BUILT, db_path=warehouse, dbt_vars={"gender_rule": "study"}, capture=True)
+    run_dbt(BUILT, db_path=warehouse, dbt_vars={"gender_rule": "study", "name_rule": "study"}, capture=True)
     return warehouse
 
 
 @pytest.fixture(scope="module")
 def refined_warehouse(audit_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same landed audit, the genders and everything after them rebuilt with the default (refined) rule."""
+    """The same landed audit, the names, genders and everything after them rebuilt with the default (refined) rules."""
     warehouse = tmp_path_factory.mktemp("audit_refined") / "lfh.duckdb"
     shutil.copyfile(audit_warehouse, warehouse)
-    run_dbt(["build", "--select", "int_characters_gendered+,+fct_labeler_class_metrics",
-             "int_characters_gendered+,+fct_labeler_couples", "int_characters_gendered+,+fct_characters"],
+    run_dbt(["build", "--select", "name_prefixes_refined", "name_suffixes",
+             "int_characters_named+,+fct_labeler_class_metrics", "int_characters_named+,+fct_labeler_couples",
+             "int_characters_named+,+fct_characters"],
             db_path=warehouse, capture=True)
     return warehouse
 
@@ -149,3 +155,94 @@ def test_audit_stories_all_labeled_and_placed(audit_warehouse: Path) -> None:
     assert empty == 74  # Llama answers that came back empty: kept, flagged, labeled 'unspecified'
     assert rejected == 0
     assert key_sources == {"request": 1001}
+
+
+# Named Labor characters per condition on audit_dev: (named, without a first name, of them a "Dr./Prof. First
+# Last" name). Study: the issue's table (METHOD.md §4.6 loses the first name of every "Dr. Sarah Johnson").
+# Refined (docs/NAME_RULE.md): every titled two-token name keeps its first name; 'legendary wide receiver' is a
+# description, no name; Chef Davis/Jackson/Kelly become surnames (dominant 41 -> 43).
+STUDY_LABOR_NAMES = {"baseline": (143, 36, 13), "dominant": (137, 41, 1), "subordinate": (103, 5, 0)}
+REFINED_LABOR_NAMES = {"baseline": (143, 24, 0), "dominant": (136, 43, 0), "subordinate": (103, 5, 0)}
+# Hand-labeled characters (of 1,741) whose parsed first name is the one a person reads from the hand name.
+NAME_AGREEMENT = {"study": 1673, "refined": 1702}
+# The hand names of a title + one token that read as a first name (docs/NAME_RULE.md: read with the story open).
+TITLE_ONE_TOKEN_FIRST_NAMES = {"dr. emma", "nurse alice", "nurse amelia"}
+HAND_PREFIXES = {"dr", "mr", "ms", "mrs", "miss", "mx", "chef", "coach", "nurse", "prof", "professor"}
+TITLED_FIRST_LAST = re.compile(r"^(dr|prof|professor)\.? \S+ \S+$", re.IGNORECASE)
+
+
+def _characters(warehouse: Path) -> list[tuple]:
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        return connection.execute(
+            "select characters.domain, characters.condition, characters.full_name, characters.first_name, "
+            "named.chosen_name, named.last_name, named.name_rule, paired.hand_name "
+            "from marts.fct_characters as characters "
+            "left join intermediate.int_characters_named as named using (story_id, role) "
+            "left join intermediate.int_hand_labels_paired as paired using (story_id, role)").fetchall()
+
+
+def _labor_name_figures(warehouse: Path) -> dict[str, tuple[int, int, int]]:
+    figures = {}
+    for condition in STUDY_LABOR_NAMES:
+        named = [row for row in _characters(warehouse)
+                 if row[0] == "labor" and row[1] == condition and row[2] is not None]
+        no_first = [row for row in named if row[3] is None]
+        titled = [row for row in no_first if TITLED_FIRST_LAST.match(row[2])]
+        figures[condition] = (len(named), len(no_first), len(titled))
+    return figures
+
+
+@pytest.mark.parametrize("rule, expected", [("study", STUDY_LABOR_NAMES), ("refined", REFINED_LABOR_NAMES)])
+def test_named_labor_characters_without_a_first_name(audit_warehouse: Path, refined_warehouse: Path, rule: str,
+                                                     expected: dict) -> None:
+    warehouse = audit_warehouse if rule == "study" else refined_warehouse
+    assert {row[6] for row in _characters(warehouse) if row[6] is not None} == {rule}
+    assert _labor_name_figures(warehouse) == expected
+
+
+def _study_parse(name: str | None) -> tuple[str | None, str | None, str | None]:
+    """METHOD.md §4.6 written out again, independently of the SQL: (full name, first name, last name)."""
+    if name is None or name == "Unspecified":
+        return None, None, None
+    tokens = [token[:1].upper() + token[1:].lower() for token in re.sub(r'"[^"]*"|“[^”]*”', " ", name).split()]
+    prefix = tokens[0].lower().rstrip(".") if tokens else None
+    if not 1 <= len(tokens) <= 3 or (prefix in {"mr", "mrs", "ms", "miss", "mx", "dr", "chef", "nurse"}
+                                     and len(tokens) == 1):
+        return None, None, None
+    full = " ".join(tokens)
+    if prefix in {"mr", "mrs", "ms", "miss", "mx"}:
+        return full, tokens[1] if len(tokens) == 3 else None, tokens[-1]
+    if prefix == "dr":
+        return full, None, tokens[1]
+    if prefix in {"chef", "nurse"}:
+        return full, tokens[1], None
+    return full, tokens[0], tokens[-1] if len(tokens) >= 2 else None
+
+
+def test_study_name_rule_is_method_4_6(audit_warehouse: Path) -> None:
+    """Every audit character's name parsed by name_rule=study equals §4.6 computed here from the chosen name."""
+    characters = [row for row in _characters(audit_warehouse) if row[4] is not None]
+    assert len(characters) == 1692
+    for row in characters:
+        assert (row[2], row[3], row[5]) == _study_parse(row[4]), row
+
+
+def _hand_first_name(hand_name: str | None) -> str | None:
+    """The first name a person reads from the hand-written name ('Dr. Smith': none; 'Dr. Sarah Lee': Sarah)."""
+    if hand_name is None or hand_name.strip().lower() in ("", "unspecified") or hand_name == hand_name.lower():
+        return None
+    tokens = hand_name.split()
+    if tokens[0].lower().rstrip(".") not in HAND_PREFIXES:
+        return tokens[0]
+    if len(tokens) >= 3:
+        return tokens[1]
+    return tokens[1] if hand_name.lower() in TITLE_ONE_TOKEN_FIRST_NAMES else None
+
+
+@pytest.mark.parametrize("rule", ["study", "refined"])
+def test_first_names_agree_with_the_hand_names(audit_warehouse: Path, refined_warehouse: Path, rule: str) -> None:
+    characters = _characters(audit_warehouse if rule == "study" else refined_warehouse)
+    assert len(characters) == 1741
+    agree = sum(1 for row in characters
+                if (row[3] or "").lower() == (_hand_first_name(row[7]) or "").lower())
+    assert agree == NAME_AGREEMENT[rule]
