@@ -17,7 +17,7 @@ import duckdb
 from lfh.build.vars import var_rules
 from lfh.paths import project_root
 
-LEXICON_TABLES = ("census_first_names", "wikipedia_first_names", "custom_first_names")
+LEXICON_TABLES = ("census_first_names", "wikipedia_first_names", "custom_first_names", "census_surnames")
 UNIT_TESTS = "unit_tests"  # a part kept beside the others, never a reason for a full rebuild (differences skips it)
 
 
