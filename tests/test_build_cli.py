@@ -244,7 +244,7 @@ def test_writers_wait_for_a_running_build(ready_warehouse: Path, fake_dbt: Path,
         landing = tmp_path / "stories.jsonl"
         landing.write_text('{"story_id": "x", "model": "m", "story_text": "t"}\n')
         for command in (["ingest", str(landing)], ["build"], ["publish", "--to", str(tmp_path / "pub")],
-                        ["lexicon", "--skip-census", "--skip-wikipedia", "--clear-custom"]):
+                        ["lexicon", "--skip-census", "--skip-wikipedia", "--skip-surnames", "--clear-custom"]):
             result = run_lfh(*command)
             assert result.returncode != 0, command
             assert f"in use by pid {build.pid}" in result.stderr, (command, result.stderr)
