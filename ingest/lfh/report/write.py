@@ -103,6 +103,14 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "by the hand labels and by the inferred genders (each over the couples whose two genders it knows). "
             "Where the bars differ, fct_sexual_orientation_ratios inherits the labeler's error."),
             figures.labeler_couples(marts["fct_labeler_couples"]), NO_HAND_LABELS),
+        Section("race-sensitivity", "Race: how much the name table matters", (
+            "The representation ratio of each race (all models, Baseline) under four ways of inferring race "
+            "from names: first names only (the study), a Census 2010 surname where no first name matched (the "
+            "default, var race_name_source), and the same two with the census first-name table alone (no "
+            "Wikipedia MENA / NH/PI shares, so MENA and NH/PI fall to the left edge). Where the dots of a race sit "
+            "together, its finding does not depend on the choice; fct_race_sensitivity gives every cell and its "
+            "largest relative change (docs/RACE_NAMES.md)."),
+            figures.race_sensitivity(marts["fct_race_sensitivity"]), no_rows),
     ]
 
 
