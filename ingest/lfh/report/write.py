@@ -24,7 +24,8 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
     return [
         Section("omission-race", "Omission: race", (
             "Representation ratio per race in power-neutral (Baseline) stories: the group's share of named "
-            "characters (fractional counts from first names) divided by its population share. 1 (dashed line) = "
+            "characters (fractional counts from first names; surnames where none matched) divided by its population "
+            "share. 1 (dashed line) = "
             "as often as in the population; below 1 = omitted, above 1 = over-represented. Log scale, so 0.5 and "
             "2 are equally far from parity. Lines: 95% Wilson intervals. 'All' pools every model. A ratio of 0 "
             "(no character of the group) sits at the left edge, 0.01."),
@@ -75,7 +76,9 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
         Section("name-coverage", "Name coverage", (
             "Share of characters with a name found in the name lexicon (these carry the race measures), named "
             "but not found, and not named at all, per model and domain. Race measures rest on the green part "
-            "only."), figures.name_coverage(marts["fct_name_coverage"]), no_rows),
+            "and, by default (var race_name_source), on the characters without a matched first name whose surname "
+            "is in the Census 2010 table (fct_name_coverage.with_race_from_surname; docs/RACE_NAMES.md)."),
+            figures.name_coverage(marts["fct_name_coverage"]), no_rows),
         Section("corrected", "Corrected for the labeler's errors", (
             "Where stories carry hand labels: each representation ratio (all models) as the marts report it from "
             "the labeling model (grey, Wilson interval) and corrected with the hand labels by prediction-powered "
