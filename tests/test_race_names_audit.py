@@ -118,3 +118,33 @@ def test_first_name_build_is_the_sensitivity_marts_first_name_variant(default_wa
             assert denominator == expected[key][0], key
             assert share == pytest.approx(expected[key][1], rel=1e-12, abs=1e-15), key
             assert ratio == pytest.approx(expected[key][2], rel=1e-12, abs=1e-15), key
+
+
+def test_first_name_build_counts_matched_first_names_only(study_warehouse: Path) -> None:
+    """METHOD.md §5-6 recomputed from the characters without the new columns: N = the first-name weights of the
+    characters whose first name matched, D = their number (today's marts, one var away)."""
+    expected = {}
+    for model, domain, condition, race, numerator, denominator in _rows(study_warehouse, """
+            with characters as (
+                select model, domain, condition, name_matched, weight_black, weight_white, weight_latine,
+                       weight_asian, weight_aian, weight_mena, weight_nhpi
+                from marts.fct_characters
+                union all
+                select 'All', domain, condition, name_matched, weight_black, weight_white, weight_latine,
+                       weight_asian, weight_aian, weight_mena, weight_nhpi
+                from marts.fct_characters)
+            select model, domain, condition, race, sum(case when name_matched then weight else 0 end),
+                   count(*) filter (where name_matched)
+            from characters
+            unpivot (weight for race in (weight_black as 'black', weight_white as 'white', weight_latine as 'latine',
+                                         weight_asian as 'asian', weight_aian as 'aian', weight_mena as 'mena',
+                                         weight_nhpi as 'nhpi'))
+            group by all"""):
+        expected[(model, domain, condition, race)] = (numerator, denominator)
+    actual = {row[:4]: row[4:] for row in _rows(study_warehouse, """
+        select model, domain, condition, race, numerator, denominator from marts.fct_representation_ratios
+        where gender is null and race in ('black', 'white', 'latine', 'asian', 'aian', 'mena', 'nhpi')""")}
+    assert actual.keys() == expected.keys()
+    for key, (numerator, denominator) in actual.items():
+        assert denominator == expected[key][1], key
+        assert numerator == pytest.approx(expected[key][0], rel=1e-9, abs=1e-12), key

@@ -98,7 +98,7 @@ select
     name_matched,
     coalesce(in_census, false) as in_census,
     coalesce(in_wikipedia, false) as in_wikipedia,
-    {%- for race in ['aian', 'asian', 'black', 'latine', 'mena', 'nhpi', 'white', 'multiracial'] %}
+    {%- for race in measure_race_codes() %}
     {{ race_weight_from_source('race_source', 'first_name_weight_' ~ race, 'surname_weight_' ~ race) }}
         as weight_{{ race }},
     {%- endfor %}
