@@ -269,7 +269,8 @@ def test_writers_wait_for_a_running_build(ready_warehouse: Path, fake_dbt: Path,
         landing.write_text('{"story_id": "x", "model": "m", "story_text": "t"}\n')
         # writers are refused at once; a reader told not to wait (publish --wait 0) is refused the same way
         for command in (["ingest", str(landing)], ["build"], ["publish", "--to", str(tmp_path / "pub"), "--wait", "0"],
-                        ["lexicon", "--skip-census", "--skip-wikipedia", "--clear-custom"]):
+                        ["lexicon", "--skip-census", "--skip-wikipedia", "--skip-surnames",
+                         "--clear-custom"]):
             result = run_lfh(*command)
             assert result.returncode != 0, command
             assert f"in use by pid {build.pid}" in result.stderr, (command, result.stderr)

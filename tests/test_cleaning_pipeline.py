@@ -78,7 +78,7 @@ def cleaned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBP
     lexicon = tmp_path / "lexicon.csv"
     lexicon.write_text(LEXICON, encoding="utf-8")
     for arguments in (["ingest", str(stories), str(labels)],
-                      ["lexicon", "--custom", str(lexicon), "--skip-census", "--skip-wikipedia"]):
+                      ["lexicon", "--custom", str(lexicon), "--skip-census", "--skip-wikipedia", "--skip-surnames"]):
         result = runner.invoke(main, arguments)
         assert result.exit_code == 0, result.output
     run_dbt(["build", "--select", "+fct_characters", "+dim_stories", "+fct_labeler_agreement"],

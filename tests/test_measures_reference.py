@@ -126,15 +126,21 @@ def with_all_models(characters: list[Row]) -> list[tuple[str, list[Row]]]:
     return [*by_model.items(), (ALL, characters)]
 
 
+def has_race(character: Row) -> bool:
+    """In the race counts: a matched first name, or a surname where none matched (docs/RACE_NAMES.md); rows
+    without the column are the study's first-name-only characters."""
+    return bool(character.get("has_race", character["name_matched"]))
+
+
 def weight(character: Row, race: str) -> float:
-    return float(character[f"weight_{race}"] or 0.0) if character["name_matched"] else 0.0
+    return float(character[f"weight_{race}"] or 0.0) if has_race(character) else 0.0
 
 
 # ---------- measures ----------
 
 def group_counts(characters: list[Row]) -> list[tuple[str | None, str | None, float, int]]:
     """(race, gender, N, D) for the race, race x gender and gender groups of one set of characters."""
-    matched = [c for c in characters if c["name_matched"]]
+    matched = [c for c in characters if has_race(c)]
     matched_gendered = [c for c in matched if c["gender"] in GENDERS]
     gendered = [c for c in characters if c["gender"] in GENDERS]
     rows: list[tuple[str | None, str | None, float, int]] = []
@@ -224,7 +230,7 @@ def orientation_ratios(characters: list[Row], baselines: dict[tuple[str, str], f
 
 def median_racialized_subordination(characters: list[Row]) -> dict[tuple, Row]:
     eligible = [c for c in characters if c["condition"] in ("subordinate", "dominant")
-                and c["gender"] in RACIALIZED_GENDERS and c["name_matched"]]
+                and c["gender"] in RACIALIZED_GENDERS and has_race(c)]
     rows: dict[tuple, Row] = {}
     for model, model_characters in with_all_models(eligible):
         for domain, gender in sorted({(c["domain"], c["gender"]) for c in model_characters}):
@@ -272,10 +278,16 @@ def name_coverage(characters: list[Row]) -> dict[tuple, Row]:
         for domain, condition in {(c["domain"], c["condition"]) for c in model_characters}:
             cell = [c for c in model_characters if c["domain"] == domain and c["condition"] == condition]
             matched = sum(1 for c in cell if c["name_matched"])
+            without_race = sum(1 for c in cell if not has_race(c))
             rows[(model, domain, condition)] = {
                 "characters": len(cell), "with_name": sum(1 for c in cell if c["first_name"] is not None),
                 "with_matched_name": matched, "unmatched_share": (len(cell) - matched) / len(cell),
-                "matched_share": matched / len(cell)}
+                "matched_share": matched / len(cell), "without_race": without_race,
+                "without_race_share": without_race / len(cell)}
+            if cell and "race_source" in cell[0]:
+                for source in ("first_name", "surname"):
+                    rows[(model, domain, condition)][f"with_race_from_{source}"] = sum(
+                        1 for c in cell if c["race_source"] == source)
     return rows
 
 

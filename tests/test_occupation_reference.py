@@ -49,7 +49,7 @@ def occupation_ratios(characters: list[Row], occupations: dict[str, str],
             cells[(occupations[character["prompt_id"]], character["condition"])].append(character)
         for (occupation, condition), cell in cells.items():
             gendered = [c for c in cell if c["gender"] in GENDER_DENOMINATOR]
-            matched = [c for c in cell if c["name_matched"]]
+            matched = [c for c in cell if c.get("has_race", c["name_matched"])]  # surnames: docs/RACE_NAMES.md
             nonbinary = sum(1 for c in cell if c["gender"] == "nonbinary")
             groups = {(None, "female"): (float(sum(1 for c in gendered if c["gender"] == "female")), len(gendered),
                                          nonbinary)}

@@ -114,6 +114,7 @@ def test_manifest_describes_marts_and_their_provenance(published: tuple[Path, Pa
     assert lexicon["raw.census_first_names"] == {"table": "raw.census_first_names", "rows": 2, "versions": [
         {"source": "census", "vintage": "2010", "rows": 2}]}
     assert lexicon["raw.custom_first_names"]["versions"] == [{"source": "team list", "mode": "add", "rows": 1}]
+    assert lexicon["raw.census_surnames"]["versions"] == [{"source": "census surnames", "vintage": "2010", "rows": 1}]
     assert datetime.fromisoformat(manifest["published_at"]) >= datetime.fromisoformat(manifest["source_modified_at"])
 
 

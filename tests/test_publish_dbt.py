@@ -47,7 +47,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path
     monkeypatch.setenv("LFH_DB", str(warehouse))
     try:
         runner = CliRunner()
-        for arguments in (["lexicon", "--custom", str(CORPUS / "lexicon.csv"), "--skip-census", "--skip-wikipedia"],
+        for arguments in (["lexicon", "--custom", str(CORPUS / "lexicon.csv"), "--skip-census", "--skip-wikipedia",
+                           "--skip-surnames"],
                           ["ingest", str(CORPUS / "stories.jsonl"), str(CORPUS / "labels.jsonl")]):
             result = runner.invoke(main, arguments)
             assert result.exit_code == 0, result.output

@@ -57,6 +57,8 @@ def make_build_warehouse(path: Path, generation: int = 1) -> None:
                            "('Wei', 5, 'census', '2010')")
         connection.execute("create table raw.custom_first_names (first_name varchar, mode varchar, source varchar)")
         connection.execute("insert into raw.custom_first_names values ('Zed', 'add', 'team list')")
+        connection.execute("create table raw.census_surnames (surname varchar, source varchar, vintage varchar)")
+        connection.execute("insert into raw.census_surnames values ('SMITH', 'census surnames', '2010')")
         connection.execute("create table reference.baselines (baseline_set varchar, dimension varchar, "
                            "group_code varchar, expected_pct double, source varchar, vintage varchar)")
         connection.execute("insert into reference.baselines values "

@@ -58,6 +58,11 @@ def _all_figures() -> dict[str, Figure]:
         "median-racialized": figures.median_racialized(
             _ratios("median_subordination_ratio", with_bounds=False).drop("condition")),
         "top-names": figures.top_names(names),
+        "race-sensitivity": figures.race_sensitivity(pl.DataFrame([
+            {"model": "All", "domain": domain, "condition": "baseline", "race": race}
+            | {f"representation_ratio_{variant}": (0.2 + 0.3 * race_index) * (1 + 0.1 * variant_index)
+               for variant_index, variant in enumerate(figures.SENSITIVITY_VARIANTS)}
+            for domain in figures.DOMAINS for race_index, race in enumerate(figures.RACES)])),
     }
     assert all(figure is not None for figure in drawn.values())
     return drawn

@@ -34,7 +34,7 @@ __all__ = ["TARGETS", "BuildError", "build_warehouse", "dbt_executable", "raw_pa
 
 # The raw tables a landing folder may hold (lfh ingest / lfh lexicon --parquet-dir), one sub-folder each.
 RAW_PARQUET_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log",
-                      "census_first_names", "wikipedia_first_names", "custom_first_names")
+                      "census_first_names", "wikipedia_first_names", "custom_first_names", "census_surnames")
 
 
 def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | None = None,

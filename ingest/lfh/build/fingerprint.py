@@ -23,7 +23,7 @@ import yaml
 from lfh.build.vars import var_rules
 from lfh.paths import project_root
 
-LEXICON_TABLES = ("census_first_names", "wikipedia_first_names", "custom_first_names")
+LEXICON_TABLES = ("census_first_names", "wikipedia_first_names", "custom_first_names", "census_surnames")
 UNIT_TESTS = "unit_tests"  # a part kept beside the others, never a reason for a full rebuild (differences skips it)
 ENGINE_PACKAGES = ("duckdb", "dbt-core", "dbt-duckdb")
 # YAML keys that cannot change a row: documentation and tests. Everything else in a properties file counts.

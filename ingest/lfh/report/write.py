@@ -25,7 +25,8 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
     return [
         Section("omission-race", "Omission: race", (
             "Representation ratio per race in power-neutral (Baseline) stories: the group's share of named "
-            "characters (fractional counts from first names) divided by its population share. 1 (dashed line) = "
+            "characters (fractional counts from first names; surnames where none matched) divided by its population "
+            "share. 1 (dashed line) = "
             "as often as in the population; below 1 = omitted, above 1 = over-represented. Log scale, so 0.5 and "
             "2 are equally far from parity. Lines: 95% Wilson intervals. 'All' pools every model. A ratio of 0 "
             "(no character of the group) sits at the left edge, 0.01."),
@@ -76,7 +77,9 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
         Section("name-coverage", "Name coverage", (
             "Share of characters with a name found in the name lexicon (these carry the race measures), named "
             "but not found, and not named at all, per model and domain. Race measures rest on the green part "
-            "only."), figures.name_coverage(marts["fct_name_coverage"]), no_rows),
+            "and, by default (var race_name_source), on the characters without a matched first name whose surname "
+            "is in the Census 2010 table (fct_name_coverage.with_race_from_surname; docs/RACE_NAMES.md)."),
+            figures.name_coverage(marts["fct_name_coverage"]), no_rows),
         Section("corrected", "Corrected for the labeler's errors", (
             "Where stories carry hand labels: each representation ratio (all models) as the marts report it from "
             "the labeling model (grey, Wilson interval) and corrected with the hand labels by prediction-powered "
@@ -104,6 +107,14 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "by the hand labels and by the inferred genders (each over the couples whose two genders it knows). "
             "Where the bars differ, fct_sexual_orientation_ratios inherits the labeler's error."),
             figures.labeler_couples(marts["fct_labeler_couples"]), NO_HAND_LABELS),
+        Section("race-sensitivity", "Race: how much the name table matters", (
+            "The representation ratio of each race (all models, Baseline) under four ways of inferring race "
+            "from names: first names only (the study), a Census 2010 surname where no first name matched (the "
+            "default, var race_name_source), and the same two with the census first-name table alone (no "
+            "Wikipedia MENA / NH/PI shares, so MENA and NH/PI fall to the left edge). Where the dots of a race sit "
+            "together, its finding does not depend on the choice; fct_race_sensitivity gives every cell and its "
+            "largest relative change (docs/RACE_NAMES.md)."),
+            figures.race_sensitivity(marts["fct_race_sensitivity"]), no_rows),
     ]
 
 

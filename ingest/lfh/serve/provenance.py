@@ -11,6 +11,7 @@ import yaml
 
 LEXICON_SCHEMA = "raw"
 LEXICON_SUFFIX = "_first_names"
+LEXICON_OTHER_TABLES = ("census_surnames",)  # the name tables that are not first names (docs/RACE_NAMES.md)
 BASELINE_COLUMN = "baseline_set"
 
 
@@ -75,10 +76,11 @@ def _baseline_sources(connection: duckdb.DuckDBPyConnection, catalog: str, table
 
 def _lexicon(connection: duckdb.DuckDBPyConnection, catalog: str,
              tables: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """One entry per raw.*_first_names table: its rows and the distinct source, vintage (and mode) it holds."""
+    """One entry per name table (raw.*_first_names, raw.census_surnames): its rows and the distinct source,
+    vintage (and mode) it holds."""
     entries = []
     for schema, table in tables:
-        if schema != LEXICON_SCHEMA or not table.endswith(LEXICON_SUFFIX):
+        if schema != LEXICON_SCHEMA or not (table.endswith(LEXICON_SUFFIX) or table in LEXICON_OTHER_TABLES):
             continue
         relation = f"{_quote(catalog)}.{_quote(schema)}.{_quote(table)}"
         columns = _columns(connection, catalog, schema, table)

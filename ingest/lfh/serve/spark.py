@@ -3,9 +3,10 @@
 The local Spark target keeps each table as Parquet files under its warehouse folder
 (<LFH_SPARK_DIR>/spark-warehouse/<schema>.db/<table>/). Reading those files needs no Spark session (which takes
 a minute to start): they are staged into a DuckDB file shaped like a DuckDB build (schema marts with dbt's
-descriptions as comments and the contracts' NOT NULL, reference.baselines, raw.*_first_names from the landed
-Parquet), and that file is published exactly as `lfh publish` publishes a DuckDB build. So BI users get the same
-marts.duckdb, parquet/<mart>.parquet and manifest.json whichever engine built the marts.
+descriptions as comments and the contracts' NOT NULL, reference.baselines, raw.*_first_names and
+raw.census_surnames from the landed Parquet), and that file is published exactly as `lfh publish` publishes a
+DuckDB build. So BI users get the same marts.duckdb, parquet/<mart>.parquet and manifest.json whichever engine
+built the marts.
 
 On a remote cluster (Thrift server, Databricks) the tables live in that cluster's storage: export them there
 (docs/SCALE_OUT.md); this module reads the local target's folder.
@@ -64,8 +65,8 @@ def stage_spark_build(spark_dir: Path, target_dir: Path, raw_parquet_dir: Path |
                                f"select * from read_parquet({_parquet_glob(baselines)})")
         if raw_parquet_dir is not None:
             connection.execute("create schema raw")
-            for folder in sorted(raw_parquet_dir.glob("*_first_names")):
-                if any(folder.glob("*.parquet")):
+            for folder in [*sorted(raw_parquet_dir.glob("*_first_names")), raw_parquet_dir / "census_surnames"]:
+                if folder.is_dir() and any(folder.glob("*.parquet")):
                     connection.execute(f"create table raw.{quote_identifier(folder.name)} as "
                                        f"select * from read_parquet({_parquet_glob(folder)}, union_by_name = true)")
         connection.execute("checkpoint")

@@ -1,7 +1,9 @@
 -- METHOD.md §5: one row per normalised first name with p_r(x) for every group, as fractions. Census-style groups
 -- come from the census table, MENA and NH/PI from the Wikipedia table. A custom row in mode 'replace' overrides a
 -- table's values for that name (the table is the one its non-null columns belong to); 'add' only fills names the
--- table lacks. Names that fold to the same key are merged, weighted by their counts.
+-- table lacks. Names that fold to the same key are merged, weighted by their counts. The census table's own
+-- values (before any custom row) are kept beside, as census_table_weight_*: the "census-only" lexicon of
+-- fct_race_sensitivity (no Wikipedia MENA/NH-PI, no custom rows).
 with
 
 census as (
@@ -55,6 +57,10 @@ custom_census as (
 census_final as (
     select
         coalesce(custom_census.first_name_key, census_by_key.first_name_key) as first_name_key,
+        census_by_key.first_name_key is not null as in_census_table,
+    {% for group_code in ['white', 'black', 'latine', 'asian', 'aian', 'multiracial'] -%}
+        census_by_key.share_{{ group_code }} as table_share_{{ group_code }},
+    {% endfor %}
     {% for group_code in ['white', 'black', 'latine', 'asian', 'aian', 'multiracial'] -%}
         case
             when custom_census.mode = 'replace' or census_by_key.first_name_key is null
@@ -117,7 +123,12 @@ select
     cast(coalesce(wikipedia_final.share_mena, 0) as double) as weight_mena,
     cast(coalesce(wikipedia_final.share_nhpi, 0) as double) as weight_nhpi,
     cast(coalesce(census_final.share_white, 0) as double) as weight_white,
-    cast(coalesce(census_final.share_multiracial, 0) as double) as weight_multiracial
+    cast(coalesce(census_final.share_multiracial, 0) as double) as weight_multiracial,
+    coalesce(census_final.in_census_table, false) as in_census_table,
+{%- for group_code in ['aian', 'asian', 'black', 'latine', 'white', 'multiracial'] %}
+    cast(coalesce(census_final.table_share_{{ group_code }}, 0) as double)
+        as census_table_weight_{{ group_code }}{{ ',' if not loop.last }}
+{%- endfor %}
 from census_final
 full outer join wikipedia_final
     on census_final.first_name_key = wikipedia_final.first_name_key

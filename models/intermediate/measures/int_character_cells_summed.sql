@@ -1,7 +1,9 @@
 -- Characters summed into cells of model x domain x condition x gender, plus the same cells over all models
 -- (var all_models_label). Every count-based measure reads these cells, so the characters are scanned once.
--- Race weights are summed over matched characters only (a weight is 0 when not matched, but a null or a
--- stray weight on an unmatched name must not enter a race count).
+-- Race weights are summed over characters with race only (has_race: a matched first name, or a matched
+-- surname under var race_name_source = first_then_surname; a weight is 0 without race, but a null or a stray
+-- weight must not enter a race count). with_matched_name counts matched first names (the study's coverage);
+-- with_race the characters in race counts, split by where their race comes from.
 
 with characters as (
 
@@ -12,6 +14,8 @@ with characters as (
         gender,
         first_name,
         name_matched,
+        has_race,
+        race_source,
         {%- for race in measure_race_codes() %}
             {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
         {%- endfor %}
@@ -29,8 +33,11 @@ per_model as (
         cast(count(*) as bigint) as characters,
         cast(count(first_name) as bigint) as with_name,
         cast(sum(case when name_matched then 1 else 0 end) as bigint) as with_matched_name,
+        cast(sum(case when has_race then 1 else 0 end) as bigint) as with_race,
+        cast(sum(case when race_source = 'first_name' then 1 else 0 end) as bigint) as with_race_from_first_name,
+        cast(sum(case when race_source = 'surname' then 1 else 0 end) as bigint) as with_race_from_surname,
         {%- for race in measure_race_codes() %}
-            cast(sum(case when name_matched then coalesce({{ race_weight_column(race) }}, 0) else 0 end) as double)
+            cast(sum(case when has_race then coalesce({{ race_weight_column(race) }}, 0) else 0 end) as double)
                 as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from characters
@@ -48,6 +55,9 @@ all_models as (
         cast(sum(characters) as bigint) as characters,
         cast(sum(with_name) as bigint) as with_name,
         cast(sum(with_matched_name) as bigint) as with_matched_name,
+        cast(sum(with_race) as bigint) as with_race,
+        cast(sum(with_race_from_first_name) as bigint) as with_race_from_first_name,
+        cast(sum(with_race_from_surname) as bigint) as with_race_from_surname,
         {%- for race in measure_race_codes() %}
             cast(sum(weight_sum_{{ race }}) as double) as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}

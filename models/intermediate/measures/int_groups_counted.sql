@@ -1,12 +1,14 @@
 -- N and D of METHOD.md §6 per model x domain x condition for every group: race rows (gender null), race x
 -- gender rows and gender rows (race null). The representation and the subordination ratios both read them,
 -- so the two measures share one definition of their counts:
---   race:          N = sum of p_r(first name) over matched characters;  D = matched characters
---   race x gender: N = the same sum restricted to the gender;          D = matched characters whose gender is
+--   race:          N = sum of p_r(name) over characters with race;     D = characters with race
+--   race x gender: N = the same sum restricted to the gender;          D = characters with race whose gender is
 --                                                                           female, male or nonbinary
 --   gender:        N = characters of the gender;                        D = characters whose gender is female,
 --                                                                           male or nonbinary
 -- Every group gets a row in every cell that has characters, with N = 0 where none are in the group.
+-- "With race": a matched first name, or a matched surname under var race_name_source = first_then_surname
+-- (int_characters_joined.has_race, docs/RACE_NAMES.md); METHOD.md §6 counts matched first names only.
 
 with cells as (
 
@@ -30,7 +32,7 @@ cells_by_race as (
         cells.condition,
         cells.gender,
         cells.characters,
-        cells.with_matched_name,
+        cells.with_race,
         races.race,
         case races.race
             {%- for race in measure_race_codes() %}
@@ -51,7 +53,7 @@ race_rows as (
         race,
         cast(null as string) as gender,
         cast(sum(race_weight_sum) as double) as numerator,
-        cast(sum(with_matched_name) as bigint) as denominator
+        cast(sum(with_race) as bigint) as denominator
     from cells_by_race
     group by model, domain, condition, race
 
@@ -71,7 +73,7 @@ race_gender_rows as (
         ) as numerator,
         cast(sum(case
             when cells_by_race.gender in {{ sql_in_list(measure_gender_codes()) }}
-                then cells_by_race.with_matched_name
+                then cells_by_race.with_race
             else 0
         end) as bigint) as denominator
     from cells_by_race

@@ -2,9 +2,10 @@
 -- all_models_label), gender (female, male), race, domain and threshold t in var racialized_threshold_min ..
 -- racialized_threshold_max:
 --   subordinate_numerator(t) / dominant_numerator(t): whole counts of characters of that gender in the
---     domain's subordinate / dominant roles whose first name has weight p_r > t / 100;
---   subordinate_denominator / dominant_denominator: all characters of that gender with a matched name in
---     those roles (the same for every t and race).
+--     domain's subordinate / dominant roles whose name has weight p_r > t / 100;
+--   subordinate_denominator / dominant_denominator: all characters of that gender with race in those roles
+--     (the same for every t and race). "Name" and "with race": the first name, or the surname where no first
+--     name matched under var race_name_source = first_then_surname (has_race, docs/RACE_NAMES.md).
 -- Set-based: characters are first reduced to distinct (cell, weights) rows, each weight to the highest t it
 -- exceeds, and N(t) is the number of characters whose highest t is >= t.
 
@@ -21,7 +22,7 @@ with characters as (
     where
         condition in ('subordinate', 'dominant')
         and gender in {{ sql_in_list(racialized_gender_codes()) }}
-        and name_matched
+        and has_race
 
 ),
 

@@ -5,11 +5,12 @@
 --   gender: N = characters of the gender; D = characters whose gender is one of var occupation_gender_codes
 --           (female, male: CPS records sex as female or male only, so non-binary characters leave D and are
 --           counted in nonbinary_characters; unspecified and unsure leave D as everywhere, METHOD.md §6)
---   race:   N = sum of p_r(first name) over matched characters; D = matched characters (as METHOD.md §6)
+--   race:   N = sum of p_r(name) over characters with race; D = characters with race (as METHOD.md §6; with race:
+--           a matched first name, or a matched surname under var race_name_source = first_then_surname)
 
 with characters as (
 
-    select model, condition, prompt_id, gender, name_matched,
+    select model, condition, prompt_id, gender, has_race,
         {%- for race in measure_race_codes() %}
         {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
         {%- endfor %}
@@ -33,7 +34,7 @@ occupation_characters as (
         occupations.occupation,
         characters.condition,
         characters.gender,
-        characters.name_matched,
+        characters.has_race,
         {%- for race in measure_race_codes() %}
         characters.{{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
         {%- endfor %}
@@ -55,9 +56,9 @@ per_model as (
         {%- for gender in var('occupation_gender_codes') %}
         cast(sum(case when gender = '{{ gender }}' then 1 else 0 end) as double) as gender_count_{{ gender }},
         {%- endfor %}
-        cast(sum(case when name_matched then 1 else 0 end) as bigint) as with_matched_name,
+        cast(sum(case when has_race then 1 else 0 end) as bigint) as with_race,
         {%- for race in measure_race_codes() %}
-        cast(sum(case when name_matched then coalesce({{ race_weight_column(race) }}, 0) else 0 end) as double)
+        cast(sum(case when has_race then coalesce({{ race_weight_column(race) }}, 0) else 0 end) as double)
             as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from occupation_characters
@@ -77,7 +78,7 @@ all_models as (
         {%- for gender in var('occupation_gender_codes') %}
         cast(sum(gender_count_{{ gender }}) as double) as gender_count_{{ gender }},
         {%- endfor %}
-        cast(sum(with_matched_name) as bigint) as with_matched_name,
+        cast(sum(with_race) as bigint) as with_race,
         {%- for race in measure_race_codes() %}
         cast(sum(weight_sum_{{ race }}) as double) as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}
@@ -118,7 +119,7 @@ select
     characters,
     cast(null as bigint) as nonbinary_characters,
     weight_sum_{{ race }} as numerator,
-    with_matched_name as denominator
+    with_race as denominator
 from cells
 {% if not loop.last %}union all{% endif %}
 {%- endfor %}

@@ -6,7 +6,8 @@ characters as (
     select
         story_id, role, model, domain, prompt_condition, condition, prompt_id, role_text, samples, gender,
         full_name, first_name, first_name_key, name_matched, in_census, in_wikipedia, weight_aian, weight_asian,
-        weight_black, weight_latine, weight_mena, weight_nhpi, weight_white, weight_multiracial
+        weight_black, weight_latine, weight_mena, weight_nhpi, weight_white, weight_multiracial, last_name,
+        surname_matched, race_source, has_race
     from {{ changed_only(ref('int_characters_joined')) }}
 )
 
@@ -34,5 +35,9 @@ select
     cast(weight_mena as double) as weight_mena,
     cast(weight_nhpi as double) as weight_nhpi,
     cast(weight_white as double) as weight_white,
-    cast(weight_multiracial as double) as weight_multiracial
+    cast(weight_multiracial as double) as weight_multiracial,
+    cast(last_name as string) as last_name,
+    cast(surname_matched as boolean) as surname_matched,
+    cast(race_source as string) as race_source,
+    cast(has_race as boolean) as has_race
 from characters
