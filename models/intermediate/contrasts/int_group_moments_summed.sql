@@ -40,7 +40,8 @@ square_cells as (
         gender,
         {%- for race in measure_race_codes() %}
             cast(sum(case
-                when name_matched then coalesce({{ race_weight_column(race) }}, 0) * coalesce({{ race_weight_column(race) }}, 0)
+                when name_matched
+                    then coalesce({{ race_weight_column(race) }}, 0) * coalesce({{ race_weight_column(race) }}, 0)
                 else 0
             end) as double) as square_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}

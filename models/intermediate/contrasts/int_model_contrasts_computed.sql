@@ -57,11 +57,15 @@ share_contrasts as (
 
     select
         share_pairs.*,
-        ln({{ subordination_ratio('numerator_a', 'denominator_a', 'numerator_b', 'denominator_b', 'epsilon') }})
-            as log_ratio,
-        case when denominator_a > 0 and denominator_b > 0 then
-            {{ log_share_variance('sum_of_squares_a + epsilon', 'numerator_a + epsilon', 'denominator_a + epsilon') }}
-            + {{ log_share_variance('sum_of_squares_b + epsilon', 'numerator_b + epsilon', 'denominator_b + epsilon') }}
+        ln({{ subordination_ratio('share_pairs.numerator_a', 'share_pairs.denominator_a', 'share_pairs.numerator_b',
+                                  'share_pairs.denominator_b', 'share_pairs.epsilon') }}) as log_ratio,
+        case when share_pairs.denominator_a > 0 and share_pairs.denominator_b > 0 then
+            {{ log_share_variance('share_pairs.sum_of_squares_a + share_pairs.epsilon',
+                                  'share_pairs.numerator_a + share_pairs.epsilon',
+                                  'share_pairs.denominator_a + share_pairs.epsilon') }}
+            + {{ log_share_variance('share_pairs.sum_of_squares_b + share_pairs.epsilon',
+                                    'share_pairs.numerator_b + share_pairs.epsilon',
+                                    'share_pairs.denominator_b + share_pairs.epsilon') }}
         end as log_variance,
         ln(corrected_a.corrected_share / corrected_b.corrected_share) as corrected_log_ratio,
         {{ independent_log_ratio_variance('corrected_a.corrected_share', 'corrected_b.corrected_share',
