@@ -1,0 +1,157 @@
+"""Issue 21: the model contrasts recover what the simulator planted between models. Three simulated models: two
+identical (every contrast between them is planted equal) and one with planted differences in race and gender
+shares (race_multiplier, gender_multiplier) and in who is cast as subordinate (the per-model condition_multiplier).
+
+Rules: planted differences that the corpus can detect (the planted log ratio at least 4 standard errors from 0
+at the planted expected counts) are found (q < 0.05) in the planted direction in at least 80% of the cells, and
+no contrast is significant against its planted direction; planted-equal contrasts come out tied at about the
+nominal rate (p < 0.05 in 1.5%–9% of them, q < 0.05 in at most 5%)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import duckdb
+import polars as pl
+import pytest
+from fixtures_simulate import write_test_lexicon
+
+from lfh.build.dbt import run_dbt
+from lfh.landing.ingest import ingest_paths
+from lfh.simulate.config import SimModel, load_config
+from lfh.simulate.run import run_simulation
+
+pytestmark = pytest.mark.slow
+SHARE_KEYS = ["domain", "condition", "race", "gender"]
+RATIO_KEYS = ["domain", "race", "gender"]
+DETECTABLE_Z = 4.0  # planted |ln ratio| / its standard error at the planted expected counts
+
+
+def planted_models() -> tuple[SimModel, ...]:
+    same = SimModel("Sim-A", ("Sim-A",), {}, {}, 1.0)
+    return (
+        same,
+        replace(same, name="Sim-B", spellings=("Sim-B",)),
+        replace(same, name="Sim-D", spellings=("Sim-D",), race_multiplier={"black": 0.25, "latine": 3.0},
+                gender_multiplier={"female": 2.0},
+                condition_multiplier={"subordinate": {"white": 0.3}, "dominant": {"white": 2.0}}),
+    )
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[pl.DataFrame, dict]:
+    root = tmp_path_factory.mktemp("contrasts")
+    db_path = root / "warehouse" / "lfh.duckdb"
+    write_test_lexicon(db_path)
+    config = replace(load_config(), stories_per_prompt=20, seed=5, models=planted_models())
+    result = run_simulation(config, root / "landing", db_path)
+    results, _skipped = ingest_paths([result.stories_path, result.labels_path], db_path)
+    assert all(item.error is None for item in results), [item.summary() for item in results]
+    run_dbt(["build", "--select", "+fct_model_contrasts", "+fct_model_rankings"], db_path=db_path, capture=True)
+    connection = duckdb.connect(str(db_path), read_only=True)
+    try:
+        contrasts = connection.sql("select * from marts.fct_model_contrasts").pl()
+    finally:
+        connection.close()
+    return contrasts, json.loads(result.truth_path.read_text(encoding="utf-8"))
+
+
+def _pair_sides(truth: pl.DataFrame, keys: list[str], value: str) -> tuple[pl.DataFrame, ...]:
+    return tuple(truth.filter(pl.col("model") != "All").select(
+        *keys, pl.col("model").alias(f"model_{side}"), pl.col(value).alias(f"planted_{side}"),
+        pl.col("planted_log_variance").alias(f"planted_log_variance_{side}")) for side in ("a", "b"))
+
+
+def planted_contrasts(contrasts: pl.DataFrame, truth: dict) -> pl.DataFrame:
+    """The mart's contrasts with the planted log ratio, and the z-score the planted difference would have with the
+    planted expected counts (binomial log variances 1/N - 1/D, conservative for race): how detectable it is."""
+    representation = pl.DataFrame(truth["representation"]).with_columns(
+        (1 / pl.col("expected_numerator") - 1 / pl.col("expected_denominator")).alias("planted_log_variance"))
+    a, b = _pair_sides(representation, SHARE_KEYS, "expected_share")
+    shares = contrasts.filter(pl.col("measure") == "representation") \
+        .join(a, on=[*SHARE_KEYS, "model_a"], nulls_equal=True).join(b, on=[*SHARE_KEYS, "model_b"], nulls_equal=True)
+    subordination = pl.DataFrame(truth["subordination"]).with_columns(
+        (1 / pl.col("expected_subordinate_numerator") - 1 / pl.col("expected_subordinate_denominator")
+         + 1 / pl.col("expected_dominant_numerator") - 1 / pl.col("expected_dominant_denominator"))
+        .alias("planted_log_variance"))
+    a, b = _pair_sides(subordination, RATIO_KEYS, "expected_ratio")
+    ratios = contrasts.filter(pl.col("measure") == "subordination") \
+        .join(a, on=[*RATIO_KEYS, "model_a"], nulls_equal=True).join(b, on=[*RATIO_KEYS, "model_b"], nulls_equal=True)
+    columns = ["measure", *SHARE_KEYS, "model_a", "model_b", "log_ratio", "contrast_p_value", "contrast_q_value",
+               "planted_a", "planted_b", "planted_log_variance_a", "planted_log_variance_b"]
+    return pl.concat([shares.select(columns), ratios.select(columns)]).with_columns(
+        (pl.col("planted_a") / pl.col("planted_b")).log().alias("planted_log_ratio")).with_columns(
+        (pl.col("planted_log_ratio").abs()
+         / (pl.col("planted_log_variance_a") + pl.col("planted_log_variance_b")).sqrt()).alias("planted_z"))
+
+
+def detectable(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.filter(pl.col("planted_z") >= DETECTABLE_Z)
+
+
+def planted_equal(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.filter(pl.col("planted_log_ratio").abs() < 1e-9)
+
+
+def test_every_pair_and_group_is_compared(built: tuple[pl.DataFrame, dict]) -> None:
+    contrasts, truth = built
+    frame = planted_contrasts(contrasts, truth)
+    assert frame.height == contrasts.filter(pl.col("contrast_p_value").is_not_null()).height
+    assert set(zip(frame["model_a"], frame["model_b"], strict=True)) == {
+        ("Sim-A", "Sim-B"), ("Sim-A", "Sim-D"), ("Sim-B", "Sim-D")}
+
+
+@pytest.mark.parametrize("measure", ["representation", "subordination"])
+def test_planted_differences_are_found_in_the_planted_direction(built: tuple[pl.DataFrame, dict],
+                                                                  measure: str) -> None:
+    contrasts, truth = built
+    frame = planted_contrasts(contrasts, truth).filter(pl.col("measure") == measure)
+    planted = detectable(frame)
+    assert planted.height >= 5, f"{measure}: only {planted.height} detectable planted differences"
+    found = planted.filter((pl.col("contrast_q_value") < 0.05)
+                           & (pl.col("log_ratio").sign() == pl.col("planted_log_ratio").sign()))
+    share_found = found.height / planted.height
+    print(f"{measure}: {found.height} of {planted.height} detectable planted differences found ({share_found:.0%})")
+    assert share_found >= 0.80, planted.join(found, on=planted.columns, how="anti", nulls_equal=True)
+    different = frame.filter(pl.col("planted_log_ratio").abs() >= 1e-9)
+    wrong = different.filter((pl.col("contrast_q_value") < 0.05)
+                             & (pl.col("log_ratio").sign() != pl.col("planted_log_ratio").sign()))
+    assert wrong.is_empty(), f"{measure}: significant against the planted direction:\n{wrong}"
+
+
+def test_planted_equal_models_tie_at_about_the_nominal_rate(built: tuple[pl.DataFrame, dict]) -> None:
+    contrasts, truth = built
+    equal = planted_equal(planted_contrasts(contrasts, truth))
+    assert equal.height >= 300, f"only {equal.height} planted-equal contrasts"
+    assert set(equal["model_a"]) == {"Sim-A"} and set(equal["model_b"]) == {"Sim-B"}
+    rejected = (equal["contrast_p_value"] < 0.05).mean()
+    false_discoveries = (equal["contrast_q_value"] < 0.05).mean()
+    print(f"planted-equal contrasts: {equal.height}, p < 0.05 in {rejected:.1%}, q < 0.05 in {false_discoveries:.1%}")
+    assert 0.015 <= rejected <= 0.09, f"p < 0.05 in {rejected:.1%} of planted-equal contrasts (nominal 5%)"
+    assert false_discoveries <= 0.05
+
+
+def test_the_recovery_rule_rejects_a_wrong_truth(built: tuple[pl.DataFrame, dict]) -> None:
+    """Negative control: claiming the planted-different model equal to the others must fail the tie rule."""
+    contrasts, truth = built
+    frame = planted_contrasts(contrasts, truth)
+    claimed_equal = frame.filter(pl.col("model_b") == "Sim-D")
+    assert (claimed_equal["contrast_p_value"] < 0.05).mean() > 0.09
+
+
+def test_the_default_simulation_plants_no_condition_difference_between_models() -> None:
+    assert all(model.condition_multiplier == {} for model in load_config().models)
+
+
+def test_a_per_model_condition_multiplier_changes_only_its_model() -> None:
+    from lfh.simulate.design import build_design
+
+    design = build_design(replace(load_config(), models=planted_models()))
+    rows = design.rows.with_columns(pl.Series("white", design.pool_mix[:, 0]))
+    white = {(model, condition): share for model, condition, share in
+             rows.group_by("model", "condition").agg(pl.col("white").mean()).iter_rows()}
+    for condition in ("baseline", "dominant", "subordinate"):
+        assert white["Sim-A", condition] == white["Sim-B", condition]
+    assert white["Sim-D", "subordinate"] < 0.6 * white["Sim-A", "subordinate"]
+    assert white["Sim-D", "dominant"] > white["Sim-A", "dominant"]
