@@ -1,11 +1,11 @@
 -- Rankings with ties (docs/CONTRASTS.md): per measure, domain, condition and group, the models ordered by how far
 -- their ratio is from parity (|ln R| for representation, |ln S| for subordination; a ratio of 0 is the
--- farthest), with the range of ranks each model can hold given the contrasts of fct_model_contrasts. Model B
--- counts as closer to parity than model A when their contrast's q-value is below var model_contrast_fdr, both
--- ratios are on the same side of parity (or one is at parity) and B's distance is smaller; a significant
--- contrast across parity (one model omits, the other over-represents) says nothing about which is closer, so
--- it leaves the two tied. rank_best = 1 + models closer, rank_worst = models ranked - models farther; the
--- models whose rank ranges overlap cannot be told apart at the chosen FDR.
+-- farthest), with the range of ranks each model can hold. Model B counts as closer to parity than model A when
+-- the difference of their distances, |ln R_a| - |ln R_b|, tested against 0 with the standard error of their
+-- contrast (fct_model_contrasts: the two log variances added; conservative for a difference of absolute values),
+-- has a Benjamini–Hochberg q below var model_contrast_fdr (family: every pair of one measure, as the contrasts),
+-- or, when A's ratio is 0, when their contrast's q is. rank_best = 1 + models closer, rank_worst = models ranked
+-- - models farther; models whose rank ranges overlap cannot be told apart at the chosen FDR.
 
 with contrasts as (
 
@@ -63,21 +63,83 @@ placed as (
 
     select
         *,
-        case when estimate > 0 then abs(ln(estimate)) end as log_distance,
-        case when estimate < 1 then -1 when estimate > 1 then 1 else 0 end as side
+        case when estimate > 0 then abs(ln(estimate)) end as log_distance
     from estimates
+
+),
+
+unordered_pairs as (
+
+    select
+        contrasts.measure,
+        contrasts.domain,
+        contrasts.condition,
+        contrasts.race,
+        contrasts.gender,
+        contrasts.model_a,
+        contrasts.model_b,
+        contrasts.contrast_q_value,
+        placed_b.log_distance - placed_a.log_distance as distance_difference,
+        contrasts.log_standard_error
+    from contrasts
+    inner join placed as placed_a
+        on contrasts.measure = placed_a.measure
+        and contrasts.domain = placed_a.domain
+        and contrasts.condition is not distinct from placed_a.condition
+        and contrasts.race is not distinct from placed_a.race
+        and contrasts.gender is not distinct from placed_a.gender
+        and contrasts.model_a = placed_a.model
+    inner join placed as placed_b
+        on contrasts.measure = placed_b.measure
+        and contrasts.domain = placed_b.domain
+        and contrasts.condition is not distinct from placed_b.condition
+        and contrasts.race is not distinct from placed_b.race
+        and contrasts.gender is not distinct from placed_b.gender
+        and contrasts.model_b = placed_b.model
+
+),
+
+distance_tests as (
+
+    select
+        *,
+        {{ altman_bland_p_value('distance_difference', '0',
+                                'distance_difference - ' ~ var('wilson_z') ~ ' * log_standard_error',
+                                'distance_difference + ' ~ var('wilson_z') ~ ' * log_standard_error') }}
+            as distance_p_value
+    from unordered_pairs
+
+),
+
+distance_families as (
+
+    select
+        *,
+        case when race is null or race not in {{ sql_in_list(unreported_race_codes()) }} then distance_p_value end
+            as family_p_value
+    from distance_tests
+
+),
+
+distance_q_values as (
+
+    {{ bh_q_values('distance_families', 'family_p_value', ['measure'], 'distance_q_value') }}
 
 ),
 
 pair_tests as (
 
-    select measure, domain, condition, race, gender, model_a as model, model_b as other_model, contrast_q_value
-    from contrasts
+    select
+        measure, domain, condition, race, gender, model_a as model, model_b as other_model, contrast_q_value,
+        distance_q_value
+    from distance_q_values
 
     union all
 
-    select measure, domain, condition, race, gender, model_b as model, model_a as other_model, contrast_q_value
-    from contrasts
+    select
+        measure, domain, condition, race, gender, model_b as model, model_a as other_model, contrast_q_value,
+        distance_q_value
+    from distance_q_values
 
 ),
 
@@ -91,16 +153,18 @@ compared as (
         placed.gender,
         placed.model,
         cast(coalesce(sum(case
-            when pair_tests.contrast_q_value < {{ var('model_contrast_fdr') }} and placed.side * other.side >= 0
-                and (other.log_distance < placed.log_distance
-                     or (placed.log_distance is null and other.log_distance is not null))
-                then 1 else 0
+            when pair_tests.distance_q_value < {{ var('model_contrast_fdr') }}
+                and other.log_distance < placed.log_distance then 1
+            when pair_tests.contrast_q_value < {{ var('model_contrast_fdr') }}
+                and placed.log_distance is null and other.log_distance is not null then 1
+            else 0
         end), 0) as bigint) as closer_models,
         cast(coalesce(sum(case
-            when pair_tests.contrast_q_value < {{ var('model_contrast_fdr') }} and placed.side * other.side >= 0
-                and (other.log_distance > placed.log_distance
-                     or (other.log_distance is null and placed.log_distance is not null))
-                then 1 else 0
+            when pair_tests.distance_q_value < {{ var('model_contrast_fdr') }}
+                and other.log_distance > placed.log_distance then 1
+            when pair_tests.contrast_q_value < {{ var('model_contrast_fdr') }}
+                and other.log_distance is null and placed.log_distance is not null then 1
+            else 0
         end), 0) as bigint) as farther_models
     from placed
     left join pair_tests
