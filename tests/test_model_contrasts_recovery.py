@@ -40,7 +40,7 @@ def planted_models() -> tuple[SimModel, ...]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[pl.DataFrame, dict]:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[pl.DataFrame, dict, pl.DataFrame]:
     root = tmp_path_factory.mktemp("contrasts")
     db_path = root / "warehouse" / "lfh.duckdb"
     write_test_lexicon(db_path)
@@ -52,9 +52,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[pl.DataFrame, dict]
     connection = duckdb.connect(str(db_path), read_only=True)
     try:
         contrasts = connection.sql("select * from marts.fct_model_contrasts").pl()
+        characters = connection.sql("select * from marts.fct_characters").pl()
     finally:
         connection.close()
-    return contrasts, json.loads(result.truth_path.read_text(encoding="utf-8"))
+    return contrasts, json.loads(result.truth_path.read_text(encoding="utf-8")), characters
 
 
 def _pair_sides(truth: pl.DataFrame, keys: list[str], value: str) -> tuple[pl.DataFrame, ...]:
@@ -94,8 +95,8 @@ def planted_equal(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.filter(pl.col("planted_log_ratio").abs() < 1e-9)
 
 
-def test_every_pair_and_group_is_compared(built: tuple[pl.DataFrame, dict]) -> None:
-    contrasts, truth = built
+def test_every_pair_and_group_is_compared(built: tuple[pl.DataFrame, dict, pl.DataFrame]) -> None:
+    contrasts, truth, _characters = built
     frame = planted_contrasts(contrasts, truth)
     assert frame.height == contrasts.filter(pl.col("contrast_p_value").is_not_null()).height
     assert set(zip(frame["model_a"], frame["model_b"], strict=True)) == {
@@ -103,9 +104,9 @@ def test_every_pair_and_group_is_compared(built: tuple[pl.DataFrame, dict]) -> N
 
 
 @pytest.mark.parametrize("measure", ["representation", "subordination"])
-def test_planted_differences_are_found_in_the_planted_direction(built: tuple[pl.DataFrame, dict],
+def test_planted_differences_are_found_in_the_planted_direction(built: tuple[pl.DataFrame, dict, pl.DataFrame],
                                                                   measure: str) -> None:
-    contrasts, truth = built
+    contrasts, truth, _characters = built
     frame = planted_contrasts(contrasts, truth).filter(pl.col("measure") == measure)
     planted = detectable(frame)
     assert planted.height >= 5, f"{measure}: only {planted.height} detectable planted differences"
@@ -120,8 +121,8 @@ def test_planted_differences_are_found_in_the_planted_direction(built: tuple[pl.
     assert wrong.is_empty(), f"{measure}: significant against the planted direction:\n{wrong}"
 
 
-def test_planted_equal_models_tie_at_about_the_nominal_rate(built: tuple[pl.DataFrame, dict]) -> None:
-    contrasts, truth = built
+def test_planted_equal_models_tie_at_about_the_nominal_rate(built: tuple[pl.DataFrame, dict, pl.DataFrame]) -> None:
+    contrasts, truth, _characters = built
     equal = planted_equal(planted_contrasts(contrasts, truth))
     assert equal.height >= 300, f"only {equal.height} planted-equal contrasts"
     assert set(equal["model_a"]) == {"Sim-A"} and set(equal["model_b"]) == {"Sim-B"}
@@ -132,9 +133,9 @@ def test_planted_equal_models_tie_at_about_the_nominal_rate(built: tuple[pl.Data
     assert false_discoveries <= 0.05
 
 
-def test_the_recovery_rule_rejects_a_wrong_truth(built: tuple[pl.DataFrame, dict]) -> None:
+def test_the_recovery_rule_rejects_a_wrong_truth(built: tuple[pl.DataFrame, dict, pl.DataFrame]) -> None:
     """Negative control: claiming the planted-different model equal to the others must fail the tie rule."""
-    contrasts, truth = built
+    contrasts, truth, _characters = built
     frame = planted_contrasts(contrasts, truth)
     claimed_equal = frame.filter(pl.col("model_b") == "Sim-D")
     assert (claimed_equal["contrast_p_value"] < 0.05).mean() > 0.09
@@ -155,3 +156,52 @@ def test_a_per_model_condition_multiplier_changes_only_its_model() -> None:
         assert white["Sim-A", condition] == white["Sim-B", condition]
     assert white["Sim-D", "subordinate"] < 0.6 * white["Sim-A", "subordinate"]
     assert white["Sim-D", "dominant"] > white["Sim-A", "dominant"]
+
+
+GENDERS = ("female", "male", "nonbinary")
+RACES = ("aian", "asian", "black", "latine", "mena", "nhpi", "white", "multiracial")
+
+
+def independent_moments(characters: pl.DataFrame) -> pl.DataFrame:
+    """N, D and Q (sum of squared per-character values) per model, domain, condition and group, straight from
+    fct_characters in polars (METHOD.md §6 denominators), without the SQL of int_group_moments_summed."""
+    keys = ["model", "domain", "condition"]
+    matched = characters.filter(pl.col("name_matched"))
+    known = pl.col("gender").is_in(GENDERS)
+    parts = []
+    for race in RACES:
+        weight = pl.col(f"weight_{race}").fill_null(0.0)
+        parts.append(matched.group_by(keys).agg(
+            pl.lit(race).alias("race"), pl.lit(None, pl.String).alias("gender"), weight.sum().alias("n"),
+            pl.len().cast(pl.Float64).alias("d"), (weight * weight).sum().alias("q")))
+        for gender in GENDERS:
+            mine = (pl.col("gender") == gender).cast(pl.Float64)
+            parts.append(matched.group_by(keys).agg(
+                pl.lit(race).alias("race"), pl.lit(gender).alias("gender"), (weight * mine).sum().alias("n"),
+                known.sum().cast(pl.Float64).alias("d"), (weight * weight * mine).sum().alias("q")))
+    for gender in GENDERS:
+        mine = (pl.col("gender") == gender).cast(pl.Float64)
+        parts.append(characters.group_by(keys).agg(
+            pl.lit(None, pl.String).alias("race"), pl.lit(gender).alias("gender"), mine.sum().alias("n"),
+            known.sum().cast(pl.Float64).alias("d"), mine.sum().alias("q")))
+    return pl.concat(parts)
+
+
+def test_contrasts_match_an_independent_computation(built: tuple[pl.DataFrame, dict, pl.DataFrame]) -> None:
+    """Every representation contrast with both counts >= 1 (no epsilon): ratio (N_a/D_a) / (N_b/D_b) and
+    Var(ln) = Q_a/N_a^2 - 1/D_a + Q_b/N_b^2 - 1/D_b recomputed from fct_characters."""
+    contrasts, _truth, characters = built
+    moments = independent_moments(characters)
+    keys = ["domain", "condition", "race", "gender"]
+    a = moments.rename({"model": "model_a", "n": "n_a", "d": "d_a", "q": "q_a"})
+    b = moments.rename({"model": "model_b", "n": "n_b", "d": "d_b", "q": "q_b"})
+    mart = contrasts.filter((pl.col("measure") == "representation") & (pl.col("numerator_a") >= 1)
+                            & (pl.col("numerator_b") >= 1))
+    joined = mart.join(a, on=[*keys, "model_a"], nulls_equal=True).join(b, on=[*keys, "model_b"], nulls_equal=True)
+    assert joined.height == mart.height > 500
+    expected_ratio = (pl.col("n_a") / pl.col("d_a")) / (pl.col("n_b") / pl.col("d_b"))
+    expected_variance = (pl.col("q_a") / pl.col("n_a") ** 2 - 1 / pl.col("d_a")
+                         + pl.col("q_b") / pl.col("n_b") ** 2 - 1 / pl.col("d_b"))
+    off = joined.filter(((pl.col("contrast_ratio") / expected_ratio - 1).abs() > 1e-9)
+                        | ((pl.col("log_standard_error") ** 2 / expected_variance - 1).abs() > 1e-9))
+    assert off.is_empty(), off
