@@ -23,6 +23,7 @@ from lfh.simulate.config import SimModel, load_config
 from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
+Built = tuple[pl.DataFrame, dict, pl.DataFrame, pl.DataFrame]  # contrasts, planted truth, characters, rankings
 SHARE_KEYS = ["domain", "condition", "race", "gender"]
 RATIO_KEYS = ["domain", "race", "gender"]
 DETECTABLE_Z = 4.0  # planted |ln ratio| / its standard error at the planted expected counts
@@ -40,7 +41,7 @@ def planted_models() -> tuple[SimModel, ...]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[pl.DataFrame, dict, pl.DataFrame]:
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     root = tmp_path_factory.mktemp("contrasts")
     db_path = root / "warehouse" / "lfh.duckdb"
     write_test_lexicon(db_path)
@@ -53,9 +54,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[pl.DataFrame, dict,
     try:
         contrasts = connection.sql("select * from marts.fct_model_contrasts").pl()
         characters = connection.sql("select * from marts.fct_characters").pl()
+        rankings = connection.sql("select * from marts.fct_model_rankings").pl()
     finally:
         connection.close()
-    return contrasts, json.loads(result.truth_path.read_text(encoding="utf-8")), characters
+    return contrasts, json.loads(result.truth_path.read_text(encoding="utf-8")), characters, rankings
 
 
 def _pair_sides(truth: pl.DataFrame, keys: list[str], value: str) -> tuple[pl.DataFrame, ...]:
@@ -95,8 +97,8 @@ def planted_equal(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.filter(pl.col("planted_log_ratio").abs() < 1e-9)
 
 
-def test_every_pair_and_group_is_compared(built: tuple[pl.DataFrame, dict, pl.DataFrame]) -> None:
-    contrasts, truth, _characters = built
+def test_every_pair_and_group_is_compared(built: Built) -> None:
+    contrasts, truth, _characters, _rankings = built
     frame = planted_contrasts(contrasts, truth)
     assert frame.height == contrasts.filter(pl.col("contrast_p_value").is_not_null()).height
     assert set(zip(frame["model_a"], frame["model_b"], strict=True)) == {
@@ -104,9 +106,8 @@ def test_every_pair_and_group_is_compared(built: tuple[pl.DataFrame, dict, pl.Da
 
 
 @pytest.mark.parametrize("measure", ["representation", "subordination"])
-def test_planted_differences_are_found_in_the_planted_direction(built: tuple[pl.DataFrame, dict, pl.DataFrame],
-                                                                  measure: str) -> None:
-    contrasts, truth, _characters = built
+def test_planted_differences_are_found_in_the_planted_direction(built: Built, measure: str) -> None:
+    contrasts, truth, _characters, _rankings = built
     frame = planted_contrasts(contrasts, truth).filter(pl.col("measure") == measure)
     planted = detectable(frame)
     assert planted.height >= 5, f"{measure}: only {planted.height} detectable planted differences"
@@ -121,8 +122,8 @@ def test_planted_differences_are_found_in_the_planted_direction(built: tuple[pl.
     assert wrong.is_empty(), f"{measure}: significant against the planted direction:\n{wrong}"
 
 
-def test_planted_equal_models_tie_at_about_the_nominal_rate(built: tuple[pl.DataFrame, dict, pl.DataFrame]) -> None:
-    contrasts, truth, _characters = built
+def test_planted_equal_models_tie_at_about_the_nominal_rate(built: Built) -> None:
+    contrasts, truth, _characters, _rankings = built
     equal = planted_equal(planted_contrasts(contrasts, truth))
     assert equal.height >= 300, f"only {equal.height} planted-equal contrasts"
     assert set(equal["model_a"]) == {"Sim-A"} and set(equal["model_b"]) == {"Sim-B"}
@@ -133,9 +134,9 @@ def test_planted_equal_models_tie_at_about_the_nominal_rate(built: tuple[pl.Data
     assert false_discoveries <= 0.05
 
 
-def test_the_recovery_rule_rejects_a_wrong_truth(built: tuple[pl.DataFrame, dict, pl.DataFrame]) -> None:
+def test_the_recovery_rule_rejects_a_wrong_truth(built: Built) -> None:
     """Negative control: claiming the planted-different model equal to the others must fail the tie rule."""
-    contrasts, truth, _characters = built
+    contrasts, truth, _characters, _rankings = built
     frame = planted_contrasts(contrasts, truth)
     claimed_equal = frame.filter(pl.col("model_b") == "Sim-D")
     assert (claimed_equal["contrast_p_value"] < 0.05).mean() > 0.09
@@ -187,10 +188,10 @@ def independent_moments(characters: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(parts)
 
 
-def test_contrasts_match_an_independent_computation(built: tuple[pl.DataFrame, dict, pl.DataFrame]) -> None:
+def test_contrasts_match_an_independent_computation(built: Built) -> None:
     """Every representation contrast with both counts >= 1 (no epsilon): ratio (N_a/D_a) / (N_b/D_b) and
     Var(ln) = Q_a/N_a^2 - 1/D_a + Q_b/N_b^2 - 1/D_b recomputed from fct_characters."""
-    contrasts, _truth, characters = built
+    contrasts, _truth, characters, _rankings = built
     moments = independent_moments(characters)
     keys = ["domain", "condition", "race", "gender"]
     a = moments.rename({"model": "model_a", "n": "n_a", "d": "d_a", "q": "q_a"})
@@ -205,3 +206,20 @@ def test_contrasts_match_an_independent_computation(built: tuple[pl.DataFrame, d
     off = joined.filter(((pl.col("contrast_ratio") / expected_ratio - 1).abs() > 1e-9)
                         | ((pl.col("log_standard_error") ** 2 / expected_variance - 1).abs() > 1e-9))
     assert off.is_empty(), off
+
+
+def test_identical_models_share_their_rank_range(built: Built) -> None:
+    """The two identical models cannot be told apart in (nearly) every ranking: their rank ranges overlap."""
+    _contrasts, _truth, _characters, rankings = built
+    keys = ["measure", "domain", "condition", "race", "gender"]
+    a = rankings.filter(pl.col("model") == "Sim-A").select(*keys, "rank_best", "rank_worst")
+    b = rankings.filter(pl.col("model") == "Sim-B").select(*keys, "rank_best", "rank_worst")
+    pairs = a.join(b, on=keys, nulls_equal=True, suffix="_b")
+    assert pairs.height >= 300
+    overlap = pairs.filter((pl.col("rank_best") <= pl.col("rank_worst_b"))
+                           & (pl.col("rank_best_b") <= pl.col("rank_worst")))
+    share = overlap.height / pairs.height
+    print(f"identical models tied in {share:.1%} of {pairs.height} rankings")
+    assert share >= 0.95
+    assert (rankings["rank_best"] <= rankings["distance_rank"]).all()
+    assert (rankings["distance_rank"] <= rankings["rank_worst"]).all()
