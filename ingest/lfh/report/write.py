@@ -112,9 +112,9 @@ def _ranking_sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
         "Which models portray people closest to the population, told apart only where the data allow: per group, "
         "the models' representation ratios in Baseline stories (dot, 95% interval, log scale; 1 = parity), "
         "ordered by distance from parity, closest on top. Beside each model: the ranks it can hold, [best–worst]. "
-        "A model is ranked ahead of another only when the contrast of the two (fct_model_contrasts: ratio of their "
-        "shares, Benjamini–Hochberg q over every contrast) is below the false discovery rate and both err on the "
-        "same side of parity; models whose brackets overlap cannot be told apart. Filled dots tie for the closest. "
+        "A model is ranked ahead of another only when the difference of their distances from parity is significant "
+        "(standard error of their contrast in fct_model_contrasts; Benjamini–Hochberg q below the false discovery "
+        "rate over every pair); models whose brackets overlap cannot be told apart. Filled dots tie for the closest. "
         "Contrasts for every group, condition and subordination are in fct_model_contrasts and "
         "fct_model_rankings.")
     rankings = marts.get("fct_model_rankings", pl.DataFrame())
