@@ -25,7 +25,8 @@ from lfh.simulate.run import run_simulation
 pytestmark = pytest.mark.slow
 CHROMIUM = "/usr/bin/chromium"
 FIGURES_WITH_DATA = ("omission-race", "omission-gender", "omission-race-gender", "couples", "occupations",
-                     "subordination", "median-racialized", "top-names", "name-coverage", "race-sensitivity")
+                     "subordination", "median-racialized", "top-names", "name-coverage", "race-sensitivity",
+                     "model-rankings-learning", "model-rankings-labor", "model-rankings-love")
 LABELER_FIGURES = ("labeler-agreement", "labeler-confusion", "labeler-couples")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -194,8 +195,9 @@ def test_report_on_marts_without_rows_says_so_per_section(tmp_path: Path) -> Non
     page = write_report(db_path, tmp_path / "reports").read_text(encoding="utf-8")
     assert 'class="report-figure"' not in page
     # every section: 9 measures (occupations included), the corrected ratios, the labeler agreement,
-    # confusion and couples, the hand-label plan, the race sensitivity; and no section without its empty note
-    assert page.count('class="empty"') == 15 == page.count("<h2")
+    # confusion and couples, the hand-label plan, the race sensitivity, the model rankings of 3 domains; and no
+    # section without its empty note
+    assert page.count('class="empty"') == 18 == page.count("<h2")
 
 
 def test_occupation_figure_puts_models_against_the_workforce() -> None:

@@ -41,6 +41,23 @@ def _ratios(value_column: str, with_bounds: bool = True) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def _rankings() -> pl.DataFrame:
+    """fct_model_rankings rows for the named models (never 'All'): told apart for White, tied elsewhere."""
+    rows = []
+    named = [model for model in MODELS if model != "All"]
+    for domain in figures.DOMAINS:
+        for race, gender in [(race, None) for race in figures.RACES] + [(None, g) for g in figures.GENDER_LABELS]:
+            for rank, model in enumerate(named, start=1):
+                value = 0.9 ** rank if race != "white" else 3.0 * rank
+                rows.append({"measure": "representation", "domain": domain, "condition": "baseline", "race": race,
+                             "gender": gender, "model": model, "estimate": value, "ci_lower": value / 1.5,
+                             "ci_upper": value * 1.5, "distance_rank": rank,
+                             "rank_best": rank if race == "white" else 1,
+                             "rank_worst": rank if race == "white" else len(named), "among_closest": rank == 1,
+                             "fdr": 0.05})
+    return pl.DataFrame(rows)
+
+
 def _all_figures() -> dict[str, Figure]:
     representation = _ratios("representation_ratio")
     couples = pl.DataFrame([{"model": model, "couple_type": couple, "representation_ratio": 0.2 + index,
@@ -63,6 +80,7 @@ def _all_figures() -> dict[str, Figure]:
             | {f"representation_ratio_{variant}": (0.2 + 0.3 * race_index) * (1 + 0.1 * variant_index)
                for variant_index, variant in enumerate(figures.SENSITIVITY_VARIANTS)}
             for domain in figures.DOMAINS for race_index, race in enumerate(figures.RACES)])),
+        "model-rankings": figures.model_rankings(_rankings(), "labor"),
     }
     assert all(figure is not None for figure in drawn.values())
     return drawn
@@ -139,3 +157,19 @@ def test_report_goes_beside_the_warehouse_it_reads(tmp_path: Path, monkeypatch: 
     assert f"written to {written}" in outcome.output
     assert reports_dir_for(tmp_path / "study" / "published" / "marts.duckdb") == tmp_path / "study" / "reports"
     assert reports_dir_for(project_root() / "warehouse" / "lfh.duckdb") == project_root() / "reports"
+
+
+def test_model_rankings_show_models_in_rank_order_with_their_brackets(drawn: dict[str, Figure]) -> None:
+    axes = [ax for ax in drawn["model-rankings"].axes if ax.get_visible()]
+    assert len(axes) == len(figures.RACES) + len(figures.GENDER_LABELS)
+    titles = [ax.get_title() for ax in axes]
+    assert titles[:3] == list(figures.GENDER_LABELS.values())
+    tied = [label.get_text() for label in axes[0].get_yticklabels()]
+    assert tied == [f"{MODELS[0]}  [1–2]", f"{MODELS[1]}  [1–2]"]
+    apart = [label.get_text() for label in axes[titles.index("White")].get_yticklabels()]
+    assert apart == [f"{MODELS[0]}  1", f"{MODELS[1]}  2"]
+
+
+def test_model_rankings_need_the_mart() -> None:
+    assert figures.model_rankings(pl.DataFrame(), "labor") is None
+    assert figures.model_rankings(_rankings(), "nowhere") is None

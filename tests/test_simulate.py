@@ -139,6 +139,27 @@ def test_bad_config_names_file_and_setting(tmp_path: Path) -> None:
         load_config(broken)
 
 
+def test_a_models_condition_multiplier_is_read_and_checked(tmp_path: Path) -> None:
+    """Issue 21: models[i].condition_multiplier plants a difference between models; off unless written."""
+    default = load_config().source.read_text(encoding="utf-8")
+    anchor = 'race_multiplier = { aian = 0.3, nhpi = 0.6 }\n'
+    assert anchor in default
+    planted = tmp_path / "planted.toml"
+    planted.write_text(default.replace(anchor, anchor + "condition_multiplier = { subordinate = { latine = 2.0 } }\n"),
+                       encoding="utf-8")
+    models = load_config(planted).models
+    assert models[0].condition_multiplier == {"subordinate": {"latine": 2.0}}
+    assert all(model.condition_multiplier == {} for model in models[1:])
+    prefix = r"broken\.toml: models\[0\]\.condition_multiplier"
+    for wrong, message in (("{ powerful = { latine = 2.0 } }", prefix + r" has unknown conditions"),
+                           ("{ subordinate = { martian = 2.0 } }", prefix + r"\.subordinate has unknown keys"),
+                           ("{ subordinate = { latine = -1 } }", prefix + r"\.subordinate\.latine = -1")):
+        broken = tmp_path / "broken.toml"
+        broken.write_text(default.replace(anchor, anchor + f"condition_multiplier = {wrong}\n"), encoding="utf-8")
+        with pytest.raises(ConfigError, match=message):
+            load_config(broken)
+
+
 def test_missing_lexicon_says_to_run_lfh_lexicon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LFH_DB", str(tmp_path / "empty.duckdb"))
     outcome = CliRunner().invoke(simulate, ["--out", str(tmp_path / "out")])

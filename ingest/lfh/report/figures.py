@@ -560,3 +560,67 @@ def race_sensitivity(sensitivity: pl.DataFrame, condition: str = "baseline") -> 
     handles, labels = axes[0][0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside right center", frameon=False, title="race from")
     return figure
+
+
+def _ranking_panel(ax: plt.Axes, rows: pl.DataFrame, colors: dict[str, str]) -> list[float]:
+    """One group's models, closest to parity on top: dot and interval, filled when the model ties for the
+    closest; the y label carries the model's rank range (a bracket [best–worst] when ties leave it open)."""
+    rows = rows.sort("distance_rank")
+    drawn: list[float] = [1.0]
+    labels = []
+    for position, row in enumerate(rows.iter_rows(named=True)):
+        x = max(row["estimate"], LOG_FLOOR)
+        low = max(row["ci_lower"], LOG_FLOOR) if row["ci_lower"] is not None else x
+        high = max(row["ci_upper"], LOG_FLOOR) if row["ci_upper"] is not None else x
+        drawn += [x, low, high]
+        color = colors[row["model"]]
+        ax.plot([low, high], [position, position], color=color, linewidth=1)
+        ax.plot([x], [position], "o", markersize=4.5, color=color,
+                markerfacecolor=color if row["among_closest"] else "white")
+        best, worst = row["rank_best"], row["rank_worst"]
+        labels.append(f"{row['model']}  {best}" if best == worst else f"{row['model']}  [{best}–{worst}]")
+    ax.axvline(1.0, color="#888888", linewidth=0.8, linestyle="--")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    ax.grid(axis="x", which="major", color="#eeeeee")
+    return drawn
+
+
+def model_rankings(rankings: pl.DataFrame, domain: str, condition: str = "baseline") -> Figure | None:
+    """Issue 21: per main group (genders, then races) of one domain, the models ordered by distance of their
+    representation ratio from parity, each with its interval and the ranks it can hold at the chosen FDR
+    (fct_model_rankings): a model whose bracket overlaps another's cannot be told apart from it."""
+    if rankings.is_empty():
+        return None
+    frame = rankings.filter((pl.col("measure") == "representation") & (pl.col("domain") == domain)
+                            & (pl.col("condition") == condition)
+                            & (pl.col("race").is_null() | pl.col("gender").is_null()))
+    groups = [(None, gender, label) for gender, label in GENDER_LABELS.items()] + \
+        [(race, None, RACE_LABELS[race]) for race in RACES]
+    panels = []
+    for race, gender, label in groups:
+        rows = frame.filter((pl.col("race") == race) if race else
+                            (pl.col("race").is_null() & (pl.col("gender") == gender)))
+        if not rows.is_empty():
+            panels.append((label, rows))
+    if not panels:
+        return None
+    colors = model_colors(frame["model"].unique().to_list())
+    columns = min(5, len(panels))
+    lines = (len(panels) + columns - 1) // columns
+    models = frame["model"].n_unique()
+    figure, axes = plt.subplots(lines, columns, figsize=(2.7 * columns + 0.8, (0.35 * models + 1.0) * lines),
+                                squeeze=False, layout="constrained")
+    drawn: list[float] = []
+    used = []
+    for ax, (label, rows) in zip(axes.flat, panels, strict=False):
+        drawn += _ranking_panel(ax, rows, colors)
+        ax.set_title(label)
+        used.append(ax)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    log_ratio_axis(used, drawn)
+    fdr = frame["fdr"][0]
+    figure.supxlabel(f"representation ratio ({condition}), log scale; [a–b]: ranks the model can hold at FDR "
+                     f"{fdr:g}; filled: ties for the closest to parity", fontsize=plt.rcParams["font.size"])
+    return figure

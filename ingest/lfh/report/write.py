@@ -115,7 +115,25 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "together, its finding does not depend on the choice; fct_race_sensitivity gives every cell and its "
             "largest relative change (docs/RACE_NAMES.md)."),
             figures.race_sensitivity(marts["fct_race_sensitivity"]), no_rows),
-    ]
+    ] + _ranking_sections(marts)
+
+
+def _ranking_sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
+    """Issue 21: which models differ: one figure per domain from fct_model_rankings (docs/CONTRASTS.md)."""
+    caption = (
+        "Which models portray people closest to the population, told apart only where the data allow: per group, "
+        "the models' representation ratios in Baseline stories (dot, 95% interval, log scale; 1 = parity), "
+        "ordered by distance from parity, closest on top. Beside each model: the ranks it can hold, [best–worst]. "
+        "A model is ranked ahead of another only when the difference of their distances from parity is significant "
+        "(standard error of their contrast in fct_model_contrasts; Benjamini–Hochberg q below the false discovery "
+        "rate over every pair); models whose brackets overlap cannot be told apart. Filled dots tie for the closest. "
+        "Contrasts for every group, condition and subordination are in fct_model_contrasts and "
+        "fct_model_rankings.")
+    rankings = marts.get("fct_model_rankings", pl.DataFrame())
+    few = ("Rankings need the fct_model_rankings mart (rebuild with `lfh build`) and at least one model with "
+           "characters in this domain.")
+    return [Section(f"model-rankings-{domain}", f"Which models differ: {domain.capitalize()}", caption,
+                    figures.model_rankings(rankings, domain), few) for domain in figures.DOMAINS]
 
 
 def _summary(marts: dict[str, pl.DataFrame]) -> list[tuple[str, str]]:

@@ -24,6 +24,9 @@ class SimModel:
     race_multiplier: dict[str, float]
     gender_multiplier: dict[str, float]
     named_multiplier: float
+    # Planted differences between models in who is cast as subordinate (issue 21): a race multiplier per condition
+    # applied on top of race.condition_multiplier for this model only. Empty (the default) = no difference.
+    condition_multiplier: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,18 @@ def _require(raw: dict, key: str, source: Path) -> object:
     return raw[key]
 
 
+def _model_condition_multipliers(table: object, index: int, source: Path) -> dict[str, dict[str, float]]:
+    """models[i].condition_multiplier: {condition: {race pool: multiplier}}, conditions and pools checked."""
+    where = f"models[{index}].condition_multiplier"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: {where} must be a table of condition = {{pool = multiplier}}")
+    unknown = set(table) - set(CONDITIONS)
+    if unknown:
+        raise ConfigError(f"{source}: {where} has unknown conditions {sorted(unknown)}; use {list(CONDITIONS)}")
+    return {condition: _multipliers(pools, RACE_POOLS, f"{where}.{condition}", source)
+            for condition, pools in table.items()}
+
+
 def load_config(path: Path | None = None) -> SimConfig:
     source = (path or default_config_path()).resolve()
     try:
@@ -129,6 +144,7 @@ def load_config(path: Path | None = None) -> SimConfig:
             gender_multiplier=_multipliers(entry.get("gender_multiplier", {}), GENDERS,
                                            f"models[{index}].gender_multiplier", source),
             named_multiplier=float(entry.get("named_multiplier", 1.0)),
+            condition_multiplier=_model_condition_multipliers(entry.get("condition_multiplier", {}), index, source),
         ))
     if not models:
         raise ConfigError(f"{source}: define at least one [[models]] entry")

@@ -71,8 +71,10 @@ def build_design(config: SimConfig) -> Design:
                 unspecified = config.p_unspecified_gender
                 gender_rows.append(np.append(known * (1 - unspecified), unspecified))
                 named_rows.append(min(1.0, config.named[prompt.domain][condition] * model.named_multiplier))
+                planted = model.condition_multiplier.get(condition, {})
                 mix = np.array([config.pool_mix[pool] * model.race_multiplier.get(pool, 1.0)
-                                * config.condition_multiplier[condition].get(pool, 1.0) for pool in RACE_POOLS])
+                                * config.condition_multiplier[condition].get(pool, 1.0) * planted.get(pool, 1.0)
+                                for pool in RACE_POOLS])
                 mix_rows.append(mix / mix.sum())
                 records.append({
                     "model": model.name, "model_index": model_index, "prompt_index": prompt_index,

@@ -1,0 +1,233 @@
+-- Rankings with ties (docs/CONTRASTS.md): per measure, domain, condition and group, the models ordered by how far
+-- their ratio is from parity (|ln R| for representation, |ln S| for subordination; a ratio of 0 is the
+-- farthest), with the range of ranks each model can hold. Model B counts as closer to parity than model A when
+-- the difference of their distances, |ln R_a| - |ln R_b|, tested against 0 with the standard error of their
+-- contrast (fct_model_contrasts: the two log variances added; conservative for a difference of absolute values),
+-- has a Benjamini–Hochberg q below var model_contrast_fdr (family: every pair of one measure, as the contrasts),
+-- or, when A's ratio is 0, when their contrast's q is. rank_best = 1 + models closer, rank_worst = models ranked
+-- - models farther; models whose rank ranges overlap cannot be told apart at the chosen FDR.
+
+with contrasts as (
+
+    select * from {{ ref('fct_model_contrasts') }}
+
+),
+
+representation as (
+
+    select * from {{ ref('int_representation_ratios_computed') }}
+    where model <> '{{ var("all_models_label") }}' and representation_ratio is not null
+
+),
+
+subordination as (
+
+    select * from {{ ref('int_subordination_ratios_computed') }}
+    where model <> '{{ var("all_models_label") }}' and subordination_ratio is not null
+
+),
+
+estimates as (
+
+    select
+        cast('representation' as string) as measure,
+        domain,
+        condition,
+        race,
+        gender,
+        model,
+        baseline_set,
+        representation_ratio as estimate,
+        ci_lower,
+        ci_upper
+    from representation
+
+    union all
+
+    select
+        cast('subordination' as string) as measure,
+        domain,
+        cast(null as string) as condition,
+        race,
+        gender,
+        model,
+        cast(null as string) as baseline_set,
+        subordination_ratio as estimate,
+        ci_lower,
+        ci_upper
+    from subordination
+
+),
+
+placed as (
+
+    select
+        *,
+        case when estimate > 0 then abs(ln(estimate)) end as log_distance
+    from estimates
+
+),
+
+unordered_pairs as (
+
+    select
+        contrasts.measure,
+        contrasts.domain,
+        contrasts.condition,
+        contrasts.race,
+        contrasts.gender,
+        contrasts.model_a,
+        contrasts.model_b,
+        contrasts.contrast_q_value,
+        placed_b.log_distance - placed_a.log_distance as distance_difference,
+        contrasts.log_standard_error
+    from contrasts
+    inner join placed as placed_a
+        on contrasts.measure = placed_a.measure
+        and contrasts.domain = placed_a.domain
+        and contrasts.condition is not distinct from placed_a.condition
+        and contrasts.race is not distinct from placed_a.race
+        and contrasts.gender is not distinct from placed_a.gender
+        and contrasts.model_a = placed_a.model
+    inner join placed as placed_b
+        on contrasts.measure = placed_b.measure
+        and contrasts.domain = placed_b.domain
+        and contrasts.condition is not distinct from placed_b.condition
+        and contrasts.race is not distinct from placed_b.race
+        and contrasts.gender is not distinct from placed_b.gender
+        and contrasts.model_b = placed_b.model
+
+),
+
+distance_tests as (
+
+    select
+        *,
+        {{ altman_bland_p_value('distance_difference', '0',
+                                'distance_difference - ' ~ var('wilson_z') ~ ' * log_standard_error',
+                                'distance_difference + ' ~ var('wilson_z') ~ ' * log_standard_error') }}
+            as distance_p_value
+    from unordered_pairs
+
+),
+
+distance_families as (
+
+    select
+        *,
+        case when race is null or race not in {{ sql_in_list(unreported_race_codes()) }} then distance_p_value end
+            as family_p_value
+    from distance_tests
+
+),
+
+distance_q_values as (
+
+    {{ bh_q_values('distance_families', 'family_p_value', ['measure'], 'distance_q_value') }}
+
+),
+
+pair_tests as (
+
+    select
+        measure, domain, condition, race, gender, model_a as model, model_b as other_model, contrast_q_value,
+        distance_q_value
+    from distance_q_values
+
+    union all
+
+    select
+        measure, domain, condition, race, gender, model_b as model, model_a as other_model, contrast_q_value,
+        distance_q_value
+    from distance_q_values
+
+),
+
+compared as (
+
+    select
+        placed.measure,
+        placed.domain,
+        placed.condition,
+        placed.race,
+        placed.gender,
+        placed.model,
+        cast(coalesce(sum(case
+            when pair_tests.distance_q_value < {{ var('model_contrast_fdr') }}
+                and other.log_distance < placed.log_distance then 1
+            when pair_tests.contrast_q_value < {{ var('model_contrast_fdr') }}
+                and placed.log_distance is null and other.log_distance is not null then 1
+            else 0
+        end), 0) as bigint) as closer_models,
+        cast(coalesce(sum(case
+            when pair_tests.distance_q_value < {{ var('model_contrast_fdr') }}
+                and other.log_distance > placed.log_distance then 1
+            when pair_tests.contrast_q_value < {{ var('model_contrast_fdr') }}
+                and other.log_distance is null and placed.log_distance is not null then 1
+            else 0
+        end), 0) as bigint) as farther_models
+    from placed
+    left join pair_tests
+        on placed.measure = pair_tests.measure
+        and placed.domain = pair_tests.domain
+        and placed.condition is not distinct from pair_tests.condition
+        and placed.race is not distinct from pair_tests.race
+        and placed.gender is not distinct from pair_tests.gender
+        and placed.model = pair_tests.model
+    left join placed as other
+        on pair_tests.measure = other.measure
+        and pair_tests.domain = other.domain
+        and pair_tests.condition is not distinct from other.condition
+        and pair_tests.race is not distinct from other.race
+        and pair_tests.gender is not distinct from other.gender
+        and pair_tests.other_model = other.model
+    group by placed.measure, placed.domain, placed.condition, placed.race, placed.gender, placed.model
+
+),
+
+ranked as (
+
+    select
+        placed.*,
+        compared.closer_models,
+        compared.farther_models,
+        row_number() over (
+            partition by placed.measure, placed.domain, placed.condition, placed.race, placed.gender
+            order by case when placed.log_distance is null then 1 else 0 end, placed.log_distance, placed.model
+        ) as distance_rank,
+        count(*) over (
+            partition by placed.measure, placed.domain, placed.condition, placed.race, placed.gender
+        ) as models_ranked
+    from placed
+    inner join compared
+        on placed.measure = compared.measure
+        and placed.domain = compared.domain
+        and placed.condition is not distinct from compared.condition
+        and placed.race is not distinct from compared.race
+        and placed.gender is not distinct from compared.gender
+        and placed.model = compared.model
+
+)
+
+select
+    measure,
+    domain,
+    condition,
+    race,
+    gender,
+    model,
+    baseline_set,
+    cast(estimate as double) as estimate,
+    cast(ci_lower as double) as ci_lower,
+    cast(ci_upper as double) as ci_upper,
+    cast(log_distance as double) as log_distance,
+    cast(distance_rank as bigint) as distance_rank,
+    cast(models_ranked as bigint) as models_ranked,
+    closer_models,
+    farther_models,
+    cast(1 + closer_models as bigint) as rank_best,
+    cast(models_ranked - farther_models as bigint) as rank_worst,
+    cast(models_ranked - 1 - closer_models - farther_models as bigint) as tied_models,
+    cast(closer_models = 0 as boolean) as among_closest,
+    cast({{ var('model_contrast_fdr') }} as double) as fdr
+from ranked
