@@ -29,6 +29,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.audit.allocation import allocate
 from lfh.db import reading
 from lfh.errors import LfhError
 
@@ -492,7 +493,6 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     floors = {stratum: min(min_per_stratum, room) for stratum, room in room_in.items()}
     proportional = dict(floors)
     if sum(proportional.values()) < budget:
-        from lfh.audit.sample import allocate  # noqa: PLC0415 -- sample imports this module lazily too
 
         proportional = allocate(room_in, min(budget, candidates_total), min_per_stratum)
     selected_cells = [cell for cell in plan.cells if id(cell) in selected_names]
@@ -604,7 +604,6 @@ def proportional_curve(plan: Plan, additions: Sequence[int], min_per_stratum: in
     the optimal allocation for one budget): per number of added stories, family and level, the cells with a value
     and the median predicted half-width. A point below the floors' total is left out; points beyond the
     candidates become one point with every candidate labeled."""
-    from lfh.audit.sample import allocate
 
     room = {stratum: info.candidates for stratum, info in plan.strata.items()}
     floors = sum(min(min_per_stratum, value) for value in room.values())

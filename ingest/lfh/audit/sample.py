@@ -12,7 +12,6 @@ not on row order, and a larger n extends a smaller one's draw within each stratu
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from lfh.audit.allocation import AuditSampleError, allocate
 from lfh.db import reading
 
 # The study's Manual * Gender values (seeds/hand_gender_codes.csv): the drop-down of the manual gender cells.
@@ -37,8 +37,6 @@ GENDER_DISPLAY = {"female": "Female", "male": "Male", "nonbinary": "Non-binary",
                   "unsure": "Unsure"}
 
 
-class AuditSampleError(RuntimeError):
-    """The warehouse cannot give the requested sample (no marts, no candidates, n too small for the strata)."""
 
 
 @dataclass(frozen=True)
@@ -58,32 +56,6 @@ def _draw_key(seed: int, story_id: str) -> str:
     return hashlib.sha256(f"{seed}:{story_id}".encode()).hexdigest()
 
 
-def allocate(sizes: dict[tuple, int], n: int, min_per_stratum: int) -> dict[tuple, int]:
-    """Stories to draw per stratum: proportional to size by largest remainders, at least min(min_per_stratum,
-    size) each, never more than the stratum holds; totals n (or every candidate when n exceeds them)."""
-    total = sum(sizes.values())
-    if n >= total:
-        return dict(sizes)
-    floors = {key: min(min_per_stratum, size) for key, size in sizes.items()}
-    if sum(floors.values()) > n:
-        raise AuditSampleError(
-            f"n={n} is below the {sum(floors.values())} stories that at least {min_per_stratum} per stratum needs "
-            f"({len(sizes)} strata of model x domain x condition): raise --n or lower --min-per-stratum")
-    allocation = dict(floors)
-    while sum(allocation.values()) < n:
-        remaining = n - sum(allocation.values())
-        open_strata = {key: size for key, size in sizes.items() if allocation[key] < size}
-        open_total = sum(open_strata.values())
-        quotas = {key: remaining * size / open_total for key, size in open_strata.items()}
-        added = 0
-        for key, quota in quotas.items():
-            step = min(math.floor(quota), sizes[key] - allocation[key])
-            allocation[key] += step
-            added += step
-        if added == 0:  # every quota below 1: the largest remainders take one each
-            for key in sorted(quotas, key=lambda key: (-quotas[key], key))[:remaining]:
-                allocation[key] += 1
-    return allocation
 
 
 def _candidates(connection: duckdb.DuckDBPyConnection) -> tuple[pl.DataFrame, int]:

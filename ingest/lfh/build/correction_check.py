@@ -324,8 +324,8 @@ def compare_allocations(db_path: Path, queries: dict[str, str], pilot_stories: i
     stories, plan `extra_stories` more by `lfh audit-sample`'s optimal allocation (from the pilot's hand labels
     only) and by its proportional one, draw each `draws` times at random within the strata, and run the
     correction models on pilot + draw. Returns, per allocation, one AllocationRun per pilot."""
+    from lfh.audit.allocation import allocate
     from lfh.audit.plan import build_plan, cell_variance, half_width, mask_units, plan_allocation, read_units
-    from lfh.audit.sample import allocate
 
     with duckdb.connect(str(db_path), read_only=True) as connection:
         units, stories = read_units(connection)
