@@ -195,8 +195,8 @@ def test_out_of_memory_says_how_to_raise_the_limit(ready_warehouse: Path, fake_d
 def test_a_real_build_over_its_memory_limit_stops_with_the_limit_and_how_to_raise_it(tmp_path: Path,
                                                                                      shared_data: Path) -> None:
     """Real dbt and DuckDB, not the stand-in: the study's audit sample (1,001 stories, long label responses) under a
-    64MiB limit runs out of memory in a step that cannot spill (parsing the responses' JSON); the build must end
-    with the one-line cause and the next step, not a traceback."""
+    64MiB limit with spilling turned off (LFH_MAX_SPILL=0KiB: whether a spilling build ran out of memory was left to
+    chance) runs out of memory; the build must end with the one-line cause and the next step, not a traceback."""
     from fixtures_simulate import write_test_lexicon
 
     from lfh.landing.ingest import ingest_paths
@@ -206,7 +206,8 @@ def test_a_real_build_over_its_memory_limit_stops_with_the_limit_and_how_to_rais
     write_test_lexicon(warehouse)
     ingest_paths([shared_data / "audit_dev.xlsx"], warehouse)
     result = subprocess.run([LFH, "build"], capture_output=True, text=True, timeout=600, check=False,
-                            env={**os.environ, "LFH_DB": str(warehouse), "LFH_MEMORY_LIMIT": "64MiB"})
+                            env={**os.environ, "LFH_DB": str(warehouse), "LFH_MEMORY_LIMIT": "64MiB",
+                                                             "LFH_MAX_SPILL": "0KiB"})
     assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
     assert "ran out of memory under its limit (LFH_MEMORY_LIMIT=64MiB)" in result.stderr, result.stderr[-2000:]
     assert "LFH_MEMORY_LIMIT=8GiB lfh build" in result.stderr and "Traceback" not in result.stderr
