@@ -49,7 +49,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     result = run_simulation(config, root / "landing", db_path)
     results, _skipped = ingest_paths([result.stories_path, result.labels_path], db_path)
     assert all(item.error is None for item in results), [item.summary() for item in results]
-    run_dbt(["build", "--select", "+fct_model_contrasts", "+fct_model_rankings"], db_path=db_path, capture=True)
+    run_dbt(["build", "--select", "+fct_model_contrasts", "+fct_model_rankings", "+fct_characters"], db_path=db_path,
+            capture=True)
     connection = duckdb.connect(str(db_path), read_only=True)
     try:
         contrasts = connection.sql("select * from marts.fct_model_contrasts").pl()
