@@ -13,8 +13,7 @@ family_members as (
 
     select
         *,
-        case when race is null or race not in {{ sql_in_list(unreported_race_codes()) }} then p_value end
-            as family_p_value
+        {{ reported_race_p_value('p_value') }} as family_p_value
     from representation
 
 ),
