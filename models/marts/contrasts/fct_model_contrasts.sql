@@ -11,18 +11,9 @@ with contrasts as (
 
 ),
 
-family_members as (
-
-    select
-        *,
-        {{ reported_race_p_value('contrast_p_value') }} as family_p_value
-    from contrasts
-
-),
-
 with_q_values as (
 
-    {{ bh_q_values('family_members', 'family_p_value', ['measure'], 'contrast_q_value') }}
+    {{ reported_race_q_values('contrasts', 'contrast_p_value', ['measure'], 'contrast_q_value') }}
 
 ),
 

@@ -107,18 +107,9 @@ distance_tests as (
 
 ),
 
-distance_families as (
-
-    select
-        *,
-        {{ reported_race_p_value('distance_p_value') }} as family_p_value
-    from distance_tests
-
-),
-
 distance_q_values as (
 
-    {{ bh_q_values('distance_families', 'family_p_value', ['measure'], 'distance_q_value') }}
+    {{ reported_race_q_values('distance_tests', 'distance_p_value', ['measure'], 'distance_q_value') }}
 
 ),
 

@@ -9,18 +9,9 @@ with representation as (
 
 ),
 
-family_members as (
-
-    select
-        *,
-        {{ reported_race_p_value('p_value') }} as family_p_value
-    from representation
-
-),
-
 with_q_values as (
 
-    {{ bh_q_values('family_members', 'family_p_value', ['model', 'baseline_set']) }}
+    {{ reported_race_q_values('representation', 'p_value', ['model', 'baseline_set']) }}
 
 )
 

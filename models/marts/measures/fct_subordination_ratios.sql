@@ -10,18 +10,9 @@ with subordination as (
 
 ),
 
-family_members as (
-
-    select
-        *,
-        {{ reported_race_p_value('p_value') }} as family_p_value
-    from subordination
-
-),
-
 with_q_values as (
 
-    {{ bh_q_values('family_members', 'family_p_value', ['model']) }}
+    {{ reported_race_q_values('subordination', 'p_value', ['model']) }}
 
 )
 
