@@ -9,9 +9,11 @@ Build the three warehouses with the code of one checkout (the lfh package first 
 - simulated: a simulated corpus (stories_per_prompt 2, seed 7) with the test lexicon of tests/fixtures_simulate.py
 - audit: the study's audit_dev.xlsx (stories, label responses and hand labels) with the same lexicon
 - mixed: both, plus training_150.xlsx
+- real (only when named: `build OUT real`): audit_dev.xlsx and training_150.xlsx with the project's real lexicon,
+  surnames included, copied from the warehouse LFH_COMPARE_LEXICON names (one `lfh lexicon` run beforehand)
 Each is a full `lfh build --skip-tests` (the tables, not the tests). `compare` checks every table of the marts
 schema (or of the schemas named): the same columns and types, the same rows (doubles to a relative 1e-9;
-source_file, a path, aside), and exits 1 naming what differs. A table present only after (a new model) is not
+source_file, a path, and the load columns aside), and exits 1 naming what differs. A table present only after (a new model) is not
 compared; one present only before is an error.
 Needs ../shared/data/laissez-faire for the audit and mixed warehouses (skipped, saying so, without it).
 """
@@ -19,6 +21,7 @@ Needs ../shared/data/laissez-faire for the audit and mixed warehouses (skipped, 
 from __future__ import annotations
 
 import math
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -26,8 +29,9 @@ from pathlib import Path
 import duckdb
 
 RELATIVE_TOLERANCE = 1e-9
-# the landed file's path: each side simulates into its own folder, so it differs by construction
-NOT_COMPARED = ("source_file",)
+# the landed file's path: each side simulates into its own folder, so it differs by construction; and when and in
+# which load a row landed (intermediate tables), which differ between two ingests by construction
+NOT_COMPARED = ("source_file", "loaded_at", "load_id", "last_loaded_at")
 WAREHOUSES = ("simulated", "audit", "mixed")
 
 
@@ -55,7 +59,8 @@ def build(out: Path, names: tuple[str, ...] = WAREHOUSES) -> None:
         run_simulation(replace(load_config(), stories_per_prompt=2, seed=7), simulated, lexicon)
     shared = _shared_data()
     inputs = {"simulated": [simulated], "audit": [shared / "audit_dev.xlsx"],
-              "mixed": [simulated, shared / "audit_dev.xlsx", shared / "training_150.xlsx"]}
+              "mixed": [simulated, shared / "audit_dev.xlsx", shared / "training_150.xlsx"],
+              "real": [shared / "audit_dev.xlsx", shared / "training_150.xlsx"]}
     for name in names:
         files = inputs[name]
         if not all(path.exists() for path in files):
@@ -64,8 +69,14 @@ def build(out: Path, names: tuple[str, ...] = WAREHOUSES) -> None:
         db_path = out / name / "lfh.duckdb"
         db_path.parent.mkdir(parents=True, exist_ok=True)
         db_path.unlink(missing_ok=True)
-        db_path.write_bytes(lexicon.read_bytes())
-        results, _skipped = ingest_paths(files, db_path, allow_mix=(name == "mixed"))
+        if name == "real":
+            real_lexicon = os.environ.get("LFH_COMPARE_LEXICON")
+            if not real_lexicon:
+                raise SystemExit("real: set LFH_COMPARE_LEXICON to a warehouse holding `lfh lexicon`'s tables")
+            db_path.write_bytes(Path(real_lexicon).read_bytes())
+        else:
+            db_path.write_bytes(lexicon.read_bytes())
+        results, _skipped = ingest_paths(files, db_path, allow_mix=(name in ("mixed", "real")))
         failed = [result.summary() for result in results if result.error is not None]
         if failed:
             raise SystemExit(f"{name}: ingest failed: {failed}")
@@ -93,7 +104,9 @@ def _same(left: object, right: object) -> bool:
 
 def compare(before: Path, after: Path, schemas: tuple[str, ...] = ("marts",)) -> int:
     problems, compared = [], 0
-    for name, schema in ((name, schema) for name in WAREHOUSES for schema in schemas):
+    names = [*WAREHOUSES, *sorted(path.parent.name for path in before.glob("*/lfh.duckdb")
+                                  if path.parent.name not in WAREHOUSES)]
+    for name, schema in ((name, schema) for name in names for schema in schemas):
         left, right = before / name / "lfh.duckdb", after / name / "lfh.duckdb"
         if not (left.exists() and right.exists()):
             print(f"{name}: not built on both sides, not compared")

@@ -156,9 +156,12 @@ ranked as (
         placed.*,
         cast(coalesce(compared.closer_models, 0) as bigint) as closer_models,
         cast(coalesce(compared.farther_models, 0) as bigint) as farther_models,
+        -- ties broken by model name, also where equal ratios differ in their last bits (2/30 and 6/90 summed in
+        -- another order): distances are compared to 12 decimals, far below any difference a contrast can resolve
         row_number() over (
             partition by placed.{{ groups | join(', placed.') }}
-            order by case when placed.log_distance is null then 1 else 0 end, placed.log_distance, placed.model
+            order by
+                case when placed.log_distance is null then 1 else 0 end, round(placed.log_distance, 12), placed.model
         ) as distance_rank,
         count(*) over (partition by placed.{{ groups | join(', placed.') }}) as models_ranked
     from placed
