@@ -4,8 +4,8 @@
 -- surname under var race_name_source = first_then_surname; a weight is 0 without race, but a null or a stray
 -- weight must not enter a race count). with_matched_name counts matched first names (the study's coverage);
 -- with_race the characters in race counts, split by where their race comes from. square_sum_<race>: the squared
--- weights, for the variance of a fractional share (int_groups_counted.sum_of_squares, docs/CONTRASTS.md); summed over
--- characters with a matched first name (name_matched), as the contrasts have computed Q since issue 21.
+-- weights, for the variance of a fractional share (int_groups_counted.sum_of_squares, docs/CONTRASTS.md), over the
+-- same characters as the weights (has_race): Q must square the very values whose sum is N.
 
 with characters as (
 
@@ -44,7 +44,7 @@ per_model as (
         {%- endfor %}
         {%- for race in measure_race_codes() %}
             cast(sum(case
-                when name_matched
+                when has_race
                     then coalesce({{ race_weight_column(race) }}, 0) * coalesce({{ race_weight_column(race) }}, 0)
                 else 0
             end) as double) as square_sum_{{ race }}{% if not loop.last %},{% endif %}
