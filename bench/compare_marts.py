@@ -13,8 +13,8 @@ Build the three warehouses with the code of one checkout (the lfh package first 
   surnames included, copied from the warehouse LFH_COMPARE_LEXICON names (one `lfh lexicon` run beforehand)
 Each is a full `lfh build --skip-tests` (the tables, not the tests). `compare` checks every table of the marts
 schema (or of the schemas named): the same columns and types, the same rows (doubles to a relative 1e-9;
-source_file, a path, and the load columns aside), and exits 1 naming what differs. A table present only after (a new model) is not
-compared; one present only before is an error.
+source_file, a path, and the load columns aside), and exits 1 naming what differs. A table present only after
+(a new model) is not compared; one present only before is an error.
 Needs ../shared/data/laissez-faire for the audit and mixed warehouses (skipped, saying so, without it).
 """
 
