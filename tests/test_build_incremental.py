@@ -24,7 +24,8 @@ from lfh.simulate.config import load_config
 from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
-INCREMENTAL_MODELS = ("int_stories_placed", "int_label_responses_parsed", "int_stories_labeled", "int_references_voted",
+INCREMENTAL_MODELS = ("int_stories_placed", "int_labeling_runs_selected", "int_label_responses_keyed",
+                      "int_label_responses_parsed", "int_stories_labeled", "int_references_voted",
                       "int_characters_named", "int_characters_joined", "dim_stories", "fct_characters")
 
 

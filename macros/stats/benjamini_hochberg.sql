@@ -31,3 +31,12 @@
         from {{ relation }}
     ) as ranked
 {%- endmacro %}
+
+{#- bh_q_values() over the family members of METHOD.md §5–6: rows whose race is reported (or that have no race);
+    rows of unreported races keep their p-value and get a null q (reported_race_p_value). The column
+    family_p_value (the member's p-value) comes along, like bh_rank. -#}
+{% macro reported_race_q_values(relation, p_column, partition_by, q_column='q_value') -%}
+    {%- set members = '(select *, ' ~ laissez_faire.reported_race_p_value(p_column) ~ ' as family_p_value from '
+                      ~ relation ~ ') as family_members' -%}
+    {{ laissez_faire.bh_q_values(members, 'family_p_value', partition_by, q_column) }}
+{%- endmacro %}

@@ -48,3 +48,10 @@
     {%- endfor -%}
     {{ return(types) }}
 {%- endmacro %}
+
+{#- A row's p-value as a member of its Benjamini–Hochberg family: the p-value when the row's race is reported (or
+    the row has no race: a gender row), else null, so that unreported races (unreported_race_codes) keep their
+    p-value but get no q-value. -#}
+{% macro reported_race_p_value(p_value, race='race') -%}
+    case when {{ race }} is null or {{ race }} not in {{ laissez_faire.sql_in_list(laissez_faire.unreported_race_codes()) }} then {{ p_value }} end
+{%- endmacro %}

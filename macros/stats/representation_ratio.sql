@@ -1,9 +1,13 @@
 {#- Representation ratio (METHOD.md §6): R = p / p*, and its bounds = the share's Wilson bounds / p*. Null when
-    p* is 0. Emits the three columns representation_ratio, ci_lower, ci_upper. -#}
+    p* is 0. With its test: the Altman–Bland p-value of p against p* from the share's Wilson bounds. Emits the
+    four columns representation_ratio, ci_lower, ci_upper, p_value (every representation measure tests the same
+    way, so the four are written once). -#}
 {% macro representation_ratio_columns(observed_share, expected_share, share_lower, share_upper) -%}
     cast({{ observed_share }} / nullif({{ expected_share }}, 0) as double) as representation_ratio,
     cast({{ share_lower }} / nullif({{ expected_share }}, 0) as double) as ci_lower,
-    cast({{ share_upper }} / nullif({{ expected_share }}, 0) as double) as ci_upper
+    cast({{ share_upper }} / nullif({{ expected_share }}, 0) as double) as ci_upper,
+    cast({{ laissez_faire.altman_bland_p_value(observed_share, expected_share, share_lower, share_upper) }} as double)
+        as p_value
 {%- endmacro %}
 
 {#- The corrected columns of the representation marts (METHOD.md §9, docs/CORRECTION.md): the hand-label count

@@ -102,3 +102,12 @@
 {% macro request_head_has_keys(head_expr, head_keys_expr) -%}
     coalesce({{ laissez_faire.text_contains(head_expr, "'type definition'") }} and {{ laissez_faire.list_length(head_keys_expr) }} >= 1, false)
 {%- endmacro %}
+
+{#- §4.1: a role's references value as a list of text: the array's strings (JSON nulls removed) when it is an array,
+    else (null, or absent) an empty list. Callers reject any other JSON type before reading it. -#}
+{% macro references_text_list(value_expr, type_expr) -%}
+    coalesce(
+        case when {{ type_expr }} = 'ARRAY' then {{ laissez_faire.json_value_text_list(value_expr) }} end,
+        {{ laissez_faire.empty_text_list() }}
+    )
+{%- endmacro %}

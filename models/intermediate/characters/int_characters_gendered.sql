@@ -1,6 +1,8 @@
 {{ config(**story_incremental()) }}
 -- The gender of each character, by two rules; var gender_rule picks the one in `gender` (docs/GENDER_RULE.md).
 --
+-- The words come from int_gender_cues_matched, the plural readings of they-words from int_plural_they_stories_found.
+--
 -- study (METHOD.md §4.4 exactly): indicator words (seeds/gender_indicator_words.csv) among the tokens of the
 -- counted references: exactly one set hit -> that gender; none -> unspecified; more than one -> unsure.
 --
@@ -18,7 +20,6 @@
 {%- if rule not in ['study', 'refined'] %}
     {{ exceptions.raise_compiler_error("var gender_rule must be 'study' or 'refined', got '" ~ rule ~ "'") }}
 {%- endif %}
-{%- set markers = var('plural_they_markers') %}
 with
 
 story_roles as (
@@ -26,141 +27,44 @@ story_roles as (
     from {{ changed_only(ref('int_story_roles_assigned')) }}
 ),
 
-references_in_story as (
-    select story_id, role, reference, reference_count, is_counted
-    from {{ changed_only(ref('int_references_voted')) }}
-    where in_story
+matched_words as (
+    select story_id, role, is_counted, reference_count, indicator_gender, cue_gender, cue_kind
+    from {{ changed_only(ref('int_gender_cues_matched')) }}
 ),
 
-indicator_words as (
-    select distinct lower(trim(indicator_word)) as indicator_word, gender
-    from {{ ref('gender_indicator_words') }}
-),
-
-nonbinary_cue_words as (
-    select distinct lower(trim(cue_word)) as cue_word, cue_kind
-    from {{ ref('nonbinary_cue_words') }}
-),
-
-stories as (
-    select story_id, story_text
-    from {{ changed_only(ref('int_stories_placed')) }}
-),
-
-first_names as (
-    select story_id, role, lower(first_name) as first_name
-    from {{ changed_only(ref('int_characters_named')) }}
-    where first_name is not null
-),
-
-reference_tokens as (
-    select story_id, role, is_counted, reference_count, {{ unnest_list(indicator_tokens('reference')) }} as token
-    from references_in_story
+they_readings as (
+    select story_id, has_pair_they, has_plural_they_sentence
+    from {{ changed_only(ref('int_plural_they_stories_found')) }}
 ),
 
 -- §4.4, the study's rule: distinct indicator sets hit by the counted references
 study_hits as (
     select
-        reference_tokens.story_id,
-        reference_tokens.role,
-        count(distinct indicator_words.gender) as gender_sets_hit,
-        min(indicator_words.gender) as gender_hit
-    from reference_tokens
-    inner join indicator_words
-        on reference_tokens.token = indicator_words.indicator_word
-    where reference_tokens.is_counted
-    group by reference_tokens.story_id, reference_tokens.role
-),
-
--- refined: every cue token with its kind and mentions
-cue_tokens as (
-    select
-        reference_tokens.story_id,
-        reference_tokens.role,
-        reference_tokens.is_counted,
-        reference_tokens.reference_count,
-        case
-            when nonbinary_cue_words.cue_kind is not null then 'nonbinary'
-            else indicator_words.gender
-        end as cue_gender,
-        coalesce(nonbinary_cue_words.cue_kind, 'gendered') as cue_kind
-    from reference_tokens
-    left join indicator_words
-        on reference_tokens.token = indicator_words.indicator_word
-        and indicator_words.gender in ('male', 'female')
-    left join nonbinary_cue_words
-        on reference_tokens.token = nonbinary_cue_words.cue_word
-    where indicator_words.gender is not null or nonbinary_cue_words.cue_kind is not null
-),
-
-they_word_roles as (
-    select distinct story_id, role
-    from cue_tokens
-    where is_counted and cue_kind = 'they_word'
-),
-
--- the story's sentences as letter tokens ("they're" -> they, re), only those holding a they-word
-story_sentences as (
-    select story_id, {{ unnest_list(split_regex('story_text', "'[.!?;\\n]+'")) }} as sentence
-    from stories
-    where story_id in (select they_word_roles.story_id from they_word_roles)
-),
-
-they_sentences as (
-    select
         story_id,
-        ' ' || {{ list_join(split_regex('lower(sentence)', "'[^a-z]+'"), "' '") }} || ' ' as words
-    from story_sentences
-    where {{ list_contains_any(
-        split_regex('lower(sentence)', "'[^a-z]+'"),
-        "(select " ~ agg_list('nonbinary_cue_words.cue_word') ~ " from nonbinary_cue_words"
-        ~ " where nonbinary_cue_words.cue_kind = 'they_word')"
-    ) }}
+        role,
+        count(distinct indicator_gender) as gender_sets_hit,
+        min(indicator_gender) as gender_hit
+    from matched_words
+    where is_counted and indicator_gender is not null
+    group by story_id, role
 ),
 
-story_names as (
-    select
-        story_id,
-        max(case when role = 'subject' then first_name end) as subject_first_name,
-        max(case when role = 'object' then first_name end) as object_first_name
-    from first_names
-    group by story_id
-),
-
-plural_they_stories as (
-    select distinct they_sentences.story_id
-    from they_sentences
-    left join story_names
-        on they_sentences.story_id = story_names.story_id
-    where
-        {%- for marker in markers %}
-        they_sentences.words like '% {{ marker | lower }} %' or
-        {%- endfor %}
-        (
-            contains(they_sentences.words, ' ' || story_names.subject_first_name || ' ')
-            and contains(they_sentences.words, ' ' || story_names.object_first_name || ' ')
-        )
-),
-
-pair_they_stories as (
-    select story_id
-    from they_word_roles
-    group by story_id
-    having count(*) = 2
-),
-
+-- refined: the counted cues, less the they-words of a story that reads them as plural, summed per class
 kept_cues as (
-    select cue_tokens.story_id, cue_tokens.role, cue_tokens.cue_gender, sum(cue_tokens.reference_count) as mentions
-    from cue_tokens
-    where cue_tokens.is_counted
+    select
+        matched_words.story_id,
+        matched_words.role,
+        matched_words.cue_gender,
+        sum(matched_words.reference_count) as mentions
+    from matched_words
+    left join they_readings
+        on matched_words.story_id = they_readings.story_id
+    where matched_words.is_counted and matched_words.cue_gender is not null
         and not (
-            cue_tokens.cue_kind = 'they_word'
-            and (
-                cue_tokens.story_id in (select pair_they_stories.story_id from pair_they_stories)
-                or cue_tokens.story_id in (select plural_they_stories.story_id from plural_they_stories)
-            )
+            matched_words.cue_kind = 'they_word'
+            and coalesce(they_readings.has_pair_they or they_readings.has_plural_they_sentence, false)
         )
-    group by cue_tokens.story_id, cue_tokens.role, cue_tokens.cue_gender
+    group by matched_words.story_id, matched_words.role, matched_words.cue_gender
 ),
 
 refined_votes as (
@@ -180,7 +84,7 @@ refined_votes as (
 
 unvoted_gendered as (
     select story_id, role, count(distinct cue_gender) as genders, min(cue_gender) as gender
-    from cue_tokens
+    from matched_words
     where not is_counted and cue_kind = 'gendered'
     group by story_id, role
 ),
@@ -208,10 +112,8 @@ genders as (
             when unvoted_gendered.genders = 1 then 'unvoted_gendered_words'
             else 'no_cue'
         end as refined_reason,
-        story_roles.story_id in (select pair_they_stories.story_id from pair_they_stories) as has_pair_they,
-        story_roles.story_id in (
-            select plural_they_stories.story_id from plural_they_stories
-        ) as has_plural_they_sentence
+        coalesce(they_readings.has_pair_they, false) as has_pair_they,
+        coalesce(they_readings.has_plural_they_sentence, false) as has_plural_they_sentence
     from story_roles
     left join study_hits
         on story_roles.story_id = study_hits.story_id
@@ -222,6 +124,8 @@ genders as (
     left join unvoted_gendered
         on story_roles.story_id = unvoted_gendered.story_id
         and story_roles.role = unvoted_gendered.role
+    left join they_readings
+        on story_roles.story_id = they_readings.story_id
 )
 
 select

@@ -45,10 +45,7 @@ share_pairs as (
         {{ subordination_epsilon('a.numerator', 'b.numerator') }} as epsilon
     from moments as a
     inner join moments as b
-        on a.domain = b.domain
-        and a.condition = b.condition
-        and a.race is not distinct from b.race
-        and a.gender is not distinct from b.gender
+        on {{ keys_match('a', 'b', ['domain', 'condition'], ['race', 'gender']) }}
         and a.model < b.model
 
 ),
@@ -75,16 +72,12 @@ share_contrasts as (
     left join corrected as corrected_a
         on share_pairs.race is null
         and share_pairs.model_a = corrected_a.model
-        and share_pairs.domain = corrected_a.domain
-        and share_pairs.condition = corrected_a.condition
-        and share_pairs.gender = corrected_a.gender
+        and {{ keys_match('share_pairs', 'corrected_a', ['domain', 'condition', 'gender']) }}
         and corrected_a.corrected_share > 0
     left join corrected as corrected_b
         on share_pairs.race is null
         and share_pairs.model_b = corrected_b.model
-        and share_pairs.domain = corrected_b.domain
-        and share_pairs.condition = corrected_b.condition
-        and share_pairs.gender = corrected_b.gender
+        and {{ keys_match('share_pairs', 'corrected_b', ['domain', 'condition', 'gender']) }}
         and corrected_b.corrected_share > 0
 
 ),
@@ -107,16 +100,10 @@ subordination_logs as (
     from subordination
     inner join moments as sub
         on sub.condition = 'subordinate'
-        and subordination.model = sub.model
-        and subordination.domain = sub.domain
-        and subordination.race is not distinct from sub.race
-        and subordination.gender is not distinct from sub.gender
+        and {{ keys_match('subordination', 'sub', ['model', 'domain'], ['race', 'gender']) }}
     inner join moments as dom
         on dom.condition = 'dominant'
-        and subordination.model = dom.model
-        and subordination.domain = dom.domain
-        and subordination.race is not distinct from dom.race
-        and subordination.gender is not distinct from dom.gender
+        and {{ keys_match('subordination', 'dom', ['model', 'domain'], ['race', 'gender']) }}
     where subordination.subordination_ratio is not null
 
 ),
@@ -135,15 +122,36 @@ subordination_contrasts as (
         a.log_variance + b.log_variance as log_variance
     from subordination_logs as a
     inner join subordination_logs as b
-        on a.domain = b.domain
-        and a.race is not distinct from b.race
-        and a.gender is not distinct from b.gender
+        on {{ keys_match('a', 'b', ['domain'], ['race', 'gender']) }}
         and a.model < b.model
+
+),
+
+-- both measures in one shape: the subordination contrasts have no condition, counts or corrected shares
+contrasts as (
+
+    select
+        cast('representation' as string) as measure, domain, condition, race, gender, model_a, model_b, numerator_a,
+        denominator_a, numerator_b, denominator_b,
+        case when denominator_a > 0 then numerator_a / denominator_a end as estimate_a,
+        case when denominator_b > 0 then numerator_b / denominator_b end as estimate_b,
+        epsilon, log_ratio, log_variance, corrected_log_ratio, corrected_log_variance
+    from share_contrasts
+
+    union all
+
+    select
+        cast('subordination' as string) as measure, domain, cast(null as string) as condition, race, gender, model_a,
+        model_b, cast(null as double) as numerator_a, cast(null as bigint) as denominator_a,
+        cast(null as double) as numerator_b, cast(null as bigint) as denominator_b, estimate_a, estimate_b,
+        cast(null as double) as epsilon, log_ratio, log_variance, cast(null as double) as corrected_log_ratio,
+        cast(null as double) as corrected_log_variance
+    from subordination_contrasts
 
 )
 
 select
-    cast('representation' as string) as measure,
+    measure,
     domain,
     condition,
     race,
@@ -154,34 +162,11 @@ select
     cast(denominator_a as bigint) as denominator_a,
     cast(numerator_b as double) as numerator_b,
     cast(denominator_b as bigint) as denominator_b,
-    cast(case when denominator_a > 0 then numerator_a / denominator_a end as double) as estimate_a,
-    cast(case when denominator_b > 0 then numerator_b / denominator_b end as double) as estimate_b,
+    cast(estimate_a as double) as estimate_a,
+    cast(estimate_b as double) as estimate_b,
     cast(epsilon as double) as epsilon,
     cast(log_ratio as double) as log_ratio,
     cast(log_variance as double) as log_variance,
     {{ log_contrast_columns('log_ratio', 'log_variance', 'contrast_') }},
     {{ log_contrast_columns('corrected_log_ratio', 'corrected_log_variance', 'corrected_contrast_') }}
-from share_contrasts
-
-union all
-
-select
-    cast('subordination' as string) as measure,
-    domain,
-    cast(null as string) as condition,
-    race,
-    gender,
-    model_a,
-    model_b,
-    cast(null as double) as numerator_a,
-    cast(null as bigint) as denominator_a,
-    cast(null as double) as numerator_b,
-    cast(null as bigint) as denominator_b,
-    cast(estimate_a as double) as estimate_a,
-    cast(estimate_b as double) as estimate_b,
-    cast(null as double) as epsilon,
-    cast(log_ratio as double) as log_ratio,
-    cast(log_variance as double) as log_variance,
-    {{ log_contrast_columns('log_ratio', 'log_variance', 'contrast_') }},
-    {{ log_contrast_columns('cast(null as double)', 'cast(null as double)', 'corrected_contrast_') }}
-from subordination_contrasts
+from contrasts

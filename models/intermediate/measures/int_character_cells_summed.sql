@@ -3,7 +3,9 @@
 -- Race weights are summed over characters with race only (has_race: a matched first name, or a matched
 -- surname under var race_name_source = first_then_surname; a weight is 0 without race, but a null or a stray
 -- weight must not enter a race count). with_matched_name counts matched first names (the study's coverage);
--- with_race the characters in race counts, split by where their race comes from.
+-- with_race the characters in race counts, split by where their race comes from. square_sum_<race>: the squared
+-- weights, for the variance of a fractional share (int_groups_counted.sum_of_squares, docs/CONTRASTS.md), over the
+-- same characters as the weights (has_race): Q must square the very values whose sum is N.
 
 with characters as (
 
@@ -38,7 +40,14 @@ per_model as (
         cast(sum(case when race_source = 'surname' then 1 else 0 end) as bigint) as with_race_from_surname,
         {%- for race in measure_race_codes() %}
             cast(sum(case when has_race then coalesce({{ race_weight_column(race) }}, 0) else 0 end) as double)
-                as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
+                as weight_sum_{{ race }},
+        {%- endfor %}
+        {%- for race in measure_race_codes() %}
+            cast(sum(case
+                when has_race
+                    then coalesce({{ race_weight_column(race) }}, 0) * coalesce({{ race_weight_column(race) }}, 0)
+                else 0
+            end) as double) as square_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from characters
     group by model, domain, condition, gender
@@ -59,7 +68,10 @@ all_models as (
         cast(sum(with_race_from_first_name) as bigint) as with_race_from_first_name,
         cast(sum(with_race_from_surname) as bigint) as with_race_from_surname,
         {%- for race in measure_race_codes() %}
-            cast(sum(weight_sum_{{ race }}) as double) as weight_sum_{{ race }}{% if not loop.last %},{% endif %}
+            cast(sum(weight_sum_{{ race }}) as double) as weight_sum_{{ race }},
+        {%- endfor %}
+        {%- for race in measure_race_codes() %}
+            cast(sum(square_sum_{{ race }}) as double) as square_sum_{{ race }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from per_model
     group by domain, condition, gender

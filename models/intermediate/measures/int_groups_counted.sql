@@ -9,6 +9,8 @@
 -- Every group gets a row in every cell that has characters, with N = 0 where none are in the group.
 -- "With race": a matched first name, or a matched surname under var race_name_source = first_then_surname
 -- (int_characters_joined.has_race, docs/RACE_NAMES.md); METHOD.md §6 counts matched first names only.
+-- sum_of_squares (Q, for the contrasts' variance, docs/CONTRASTS.md): the squared race weights summed as N is (race,
+-- race x gender rows; int_character_cells_summed.square_sum_<race>), and Q = N on gender rows (0/1 values).
 
 with cells as (
 
@@ -38,7 +40,12 @@ cells_by_race as (
             {%- for race in measure_race_codes() %}
                 when '{{ race }}' then cells.weight_sum_{{ race }}
             {%- endfor %}
-        end as race_weight_sum
+        end as race_weight_sum,
+        case races.race
+            {%- for race in measure_race_codes() %}
+                when '{{ race }}' then cells.square_sum_{{ race }}
+            {%- endfor %}
+        end as race_square_sum
     from cells
     cross join races
 
@@ -53,7 +60,8 @@ race_rows as (
         race,
         cast(null as string) as gender,
         cast(sum(race_weight_sum) as double) as numerator,
-        cast(sum(with_race) as bigint) as denominator
+        cast(sum(with_race) as bigint) as denominator,
+        cast(sum(race_square_sum) as double) as sum_of_squares
     from cells_by_race
     group by model, domain, condition, race
 
@@ -75,7 +83,11 @@ race_gender_rows as (
             when cells_by_race.gender in {{ sql_in_list(measure_gender_codes()) }}
                 then cells_by_race.with_race
             else 0
-        end) as bigint) as denominator
+        end) as bigint) as denominator,
+        cast(
+            sum(case when cells_by_race.gender = genders.gender then cells_by_race.race_square_sum else 0 end)
+            as double
+        ) as sum_of_squares
     from cells_by_race
     cross join genders
     group by cells_by_race.model, cells_by_race.domain, cells_by_race.condition, cells_by_race.race, genders.gender
@@ -102,8 +114,8 @@ gender_rows as (
 
 )
 
-select model, domain, condition, race, gender, numerator, denominator from race_rows
+select model, domain, condition, race, gender, numerator, denominator, sum_of_squares from race_rows
 union all
-select model, domain, condition, race, gender, numerator, denominator from race_gender_rows
+select model, domain, condition, race, gender, numerator, denominator, sum_of_squares from race_gender_rows
 union all
-select model, domain, condition, race, gender, numerator, denominator from gender_rows
+select model, domain, condition, race, gender, numerator, denominator, numerator as sum_of_squares from gender_rows

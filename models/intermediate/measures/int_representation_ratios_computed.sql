@@ -93,8 +93,6 @@ select
     {{ representation_ratio_columns('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }},
     cast(share_ci_lower as double) as share_ci_lower,
     cast(share_ci_upper as double) as share_ci_upper,
-    cast({{ altman_bland_p_value('observed_share', 'expected_share', 'share_ci_lower', 'share_ci_upper') }} as double)
-        as p_value,
     cast('{{ var("baseline_set") }}' as string) as baseline_set,
     {{ corrected_ratio_columns('hand_labeled_n', 'corrected_share', 'corrected_share_ci_lower',
                                'corrected_share_ci_upper', 'expected_share', 'correction_source') }}

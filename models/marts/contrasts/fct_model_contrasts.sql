@@ -11,19 +11,9 @@ with contrasts as (
 
 ),
 
-family_members as (
-
-    select
-        *,
-        case when race is null or race not in {{ sql_in_list(unreported_race_codes()) }} then contrast_p_value end
-            as family_p_value
-    from contrasts
-
-),
-
 with_q_values as (
 
-    {{ bh_q_values('family_members', 'family_p_value', ['measure'], 'contrast_q_value') }}
+    {{ reported_race_q_values('contrasts', 'contrast_p_value', ['measure'], 'contrast_q_value') }}
 
 ),
 

@@ -6,6 +6,8 @@
 -- has a Benjamini–Hochberg q below var model_contrast_fdr (family: every pair of one measure, as the contrasts),
 -- or, when A's ratio is 0, when their contrast's q is. rank_best = 1 + models closer, rank_worst = models ranked
 -- - models farther; models whose rank ranges overlap cannot be told apart at the chosen FDR.
+{%- set fdr = var('model_contrast_fdr') %}
+{%- set groups = ['measure', 'domain', 'condition', 'race', 'gender'] %}
 
 with contrasts as (
 
@@ -79,22 +81,16 @@ unordered_pairs as (
         contrasts.model_a,
         contrasts.model_b,
         contrasts.contrast_q_value,
+        placed_a.log_distance as log_distance_a,
+        placed_b.log_distance as log_distance_b,
         placed_b.log_distance - placed_a.log_distance as distance_difference,
         contrasts.log_standard_error
     from contrasts
     inner join placed as placed_a
-        on contrasts.measure = placed_a.measure
-        and contrasts.domain = placed_a.domain
-        and contrasts.condition is not distinct from placed_a.condition
-        and contrasts.race is not distinct from placed_a.race
-        and contrasts.gender is not distinct from placed_a.gender
+        on {{ keys_match('contrasts', 'placed_a', ['measure', 'domain'], ['condition', 'race', 'gender']) }}
         and contrasts.model_a = placed_a.model
     inner join placed as placed_b
-        on contrasts.measure = placed_b.measure
-        and contrasts.domain = placed_b.domain
-        and contrasts.condition is not distinct from placed_b.condition
-        and contrasts.race is not distinct from placed_b.race
-        and contrasts.gender is not distinct from placed_b.gender
+        on {{ keys_match('contrasts', 'placed_b', ['measure', 'domain'], ['condition', 'race', 'gender']) }}
         and contrasts.model_b = placed_b.model
 
 ),
@@ -111,34 +107,25 @@ distance_tests as (
 
 ),
 
-distance_families as (
-
-    select
-        *,
-        case when race is null or race not in {{ sql_in_list(unreported_race_codes()) }} then distance_p_value end
-            as family_p_value
-    from distance_tests
-
-),
-
 distance_q_values as (
 
-    {{ bh_q_values('distance_families', 'family_p_value', ['measure'], 'distance_q_value') }}
+    {{ reported_race_q_values('distance_tests', 'distance_p_value', ['measure'], 'distance_q_value') }}
 
 ),
 
+-- each pair seen from both of its models: the model's distance beside the other's
 pair_tests as (
 
     select
-        measure, domain, condition, race, gender, model_a as model, model_b as other_model, contrast_q_value,
-        distance_q_value
+        measure, domain, condition, race, gender, model_a as model, log_distance_a as log_distance,
+        log_distance_b as other_log_distance, contrast_q_value, distance_q_value
     from distance_q_values
 
     union all
 
     select
-        measure, domain, condition, race, gender, model_b as model, model_a as other_model, contrast_q_value,
-        distance_q_value
+        measure, domain, condition, race, gender, model_b as model, log_distance_b as log_distance,
+        log_distance_a as other_log_distance, contrast_q_value, distance_q_value
     from distance_q_values
 
 ),
@@ -146,42 +133,20 @@ pair_tests as (
 compared as (
 
     select
-        placed.measure,
-        placed.domain,
-        placed.condition,
-        placed.race,
-        placed.gender,
-        placed.model,
-        cast(coalesce(sum(case
-            when pair_tests.distance_q_value < {{ var('model_contrast_fdr') }}
-                and other.log_distance < placed.log_distance then 1
-            when pair_tests.contrast_q_value < {{ var('model_contrast_fdr') }}
-                and placed.log_distance is null and other.log_distance is not null then 1
+        {{ groups | join(', ') }},
+        model,
+        sum(case
+            when distance_q_value < {{ fdr }} and other_log_distance < log_distance then 1
+            when contrast_q_value < {{ fdr }} and log_distance is null and other_log_distance is not null then 1
             else 0
-        end), 0) as bigint) as closer_models,
-        cast(coalesce(sum(case
-            when pair_tests.distance_q_value < {{ var('model_contrast_fdr') }}
-                and other.log_distance > placed.log_distance then 1
-            when pair_tests.contrast_q_value < {{ var('model_contrast_fdr') }}
-                and other.log_distance is null and placed.log_distance is not null then 1
+        end) as closer_models,
+        sum(case
+            when distance_q_value < {{ fdr }} and other_log_distance > log_distance then 1
+            when contrast_q_value < {{ fdr }} and other_log_distance is null and log_distance is not null then 1
             else 0
-        end), 0) as bigint) as farther_models
-    from placed
-    left join pair_tests
-        on placed.measure = pair_tests.measure
-        and placed.domain = pair_tests.domain
-        and placed.condition is not distinct from pair_tests.condition
-        and placed.race is not distinct from pair_tests.race
-        and placed.gender is not distinct from pair_tests.gender
-        and placed.model = pair_tests.model
-    left join placed as other
-        on pair_tests.measure = other.measure
-        and pair_tests.domain = other.domain
-        and pair_tests.condition is not distinct from other.condition
-        and pair_tests.race is not distinct from other.race
-        and pair_tests.gender is not distinct from other.gender
-        and pair_tests.other_model = other.model
-    group by placed.measure, placed.domain, placed.condition, placed.race, placed.gender, placed.model
+        end) as farther_models
+    from pair_tests
+    group by {{ groups | join(', ') }}, model
 
 ),
 
@@ -189,23 +154,19 @@ ranked as (
 
     select
         placed.*,
-        compared.closer_models,
-        compared.farther_models,
+        cast(coalesce(compared.closer_models, 0) as bigint) as closer_models,
+        cast(coalesce(compared.farther_models, 0) as bigint) as farther_models,
+        -- ties broken by model name, also where equal ratios differ in their last bits (2/30 and 6/90 summed in
+        -- another order): distances are compared to 12 decimals, far below any difference a contrast can resolve
         row_number() over (
-            partition by placed.measure, placed.domain, placed.condition, placed.race, placed.gender
-            order by case when placed.log_distance is null then 1 else 0 end, placed.log_distance, placed.model
+            partition by placed.{{ groups | join(', placed.') }}
+            order by
+                case when placed.log_distance is null then 1 else 0 end, round(placed.log_distance, 12), placed.model
         ) as distance_rank,
-        count(*) over (
-            partition by placed.measure, placed.domain, placed.condition, placed.race, placed.gender
-        ) as models_ranked
+        count(*) over (partition by placed.{{ groups | join(', placed.') }}) as models_ranked
     from placed
-    inner join compared
-        on placed.measure = compared.measure
-        and placed.domain = compared.domain
-        and placed.condition is not distinct from compared.condition
-        and placed.race is not distinct from compared.race
-        and placed.gender is not distinct from compared.gender
-        and placed.model = compared.model
+    left join compared
+        on {{ keys_match('placed', 'compared', ['measure', 'domain', 'model'], ['condition', 'race', 'gender']) }}
 
 )
 
@@ -229,5 +190,5 @@ select
     cast(models_ranked - farther_models as bigint) as rank_worst,
     cast(models_ranked - 1 - closer_models - farther_models as bigint) as tied_models,
     cast(closer_models = 0 as boolean) as among_closest,
-    cast({{ var('model_contrast_fdr') }} as double) as fdr
+    cast({{ fdr }} as double) as fdr
 from ranked

@@ -9,19 +9,9 @@ with representation as (
 
 ),
 
-family_members as (
-
-    select
-        *,
-        case when race is null or race not in {{ sql_in_list(unreported_race_codes()) }} then p_value end
-            as family_p_value
-    from representation
-
-),
-
 with_q_values as (
 
-    {{ bh_q_values('family_members', 'family_p_value', ['model', 'baseline_set']) }}
+    {{ reported_race_q_values('representation', 'p_value', ['model', 'baseline_set']) }}
 
 )
 

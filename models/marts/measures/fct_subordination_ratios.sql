@@ -10,19 +10,9 @@ with subordination as (
 
 ),
 
-family_members as (
-
-    select
-        *,
-        case when race is null or race not in {{ sql_in_list(unreported_race_codes()) }} then p_value end
-            as family_p_value
-    from subordination
-
-),
-
 with_q_values as (
 
-    {{ bh_q_values('family_members', 'family_p_value', ['model']) }}
+    {{ reported_race_q_values('subordination', 'p_value', ['model']) }}
 
 )
 

@@ -77,9 +77,7 @@ with_p_values as (
 
     select
         *,
-        {{ representation_ratio_columns('observed_share', 'workforce_share', 'share_ci_lower', 'share_ci_upper') }},
-        cast({{ altman_bland_p_value('observed_share', 'workforce_share', 'share_ci_lower', 'share_ci_upper') }}
-            as double) as p_value
+        {{ representation_ratio_columns('observed_share', 'workforce_share', 'share_ci_lower', 'share_ci_upper') }}
     from with_shares
 
 ),
