@@ -125,3 +125,35 @@ def measures_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 assert result.exit_code == 0, f"lfh {' '.join(arguments)}: {result.output}"
 
     return build_once(tmp_path_factory, "measures", build)
+
+
+PLANTED_TRUTH = "planted_truth.json"
+
+
+@pytest.fixture(scope="session")
+def simulated_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A simulated corpus with known answers, built once per run: the three planted models of
+    fixtures_simulate.planted_models (two identical, one with planted differences), 20 stories a catalog prompt
+    and model (6,000 stories, 3 label responses each), the test lexicon, `dbt build` of every model and data test.
+    The folder holds warehouse/lfh.duckdb and PLANTED_TRUTH (what the simulator planted). Read-only: the
+    recovery, contrast and report tests read it."""
+    from dataclasses import replace
+
+    from fixtures_simulate import planted_models, write_test_lexicon
+
+    from lfh.build.dbt import run_dbt
+    from lfh.landing.ingest import ingest_paths
+    from lfh.simulate.config import load_config
+    from lfh.simulate.run import run_simulation
+
+    def build(folder: Path) -> None:
+        db_path = folder / "warehouse" / "lfh.duckdb"
+        write_test_lexicon(db_path)
+        config = replace(load_config(), stories_per_prompt=20, seed=5, models=planted_models())
+        result = run_simulation(config, folder / "landing", db_path)
+        results, _skipped = ingest_paths([result.stories_path, result.labels_path], db_path)
+        assert all(item.error is None for item in results), [item.summary() for item in results]
+        run_dbt(["build"], db_path=db_path, capture=True)
+        shutil.copyfile(result.truth_path, folder / PLANTED_TRUTH)
+
+    return build_once(tmp_path_factory, "simulated", build)

@@ -7,7 +7,6 @@ import json
 import re
 import shutil
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,8 +18,6 @@ from lfh.build.dbt import run_dbt
 from lfh.cli.report import report
 from lfh.landing.ingest import ingest_paths
 from lfh.report.write import write_report
-from lfh.simulate.config import load_config
-from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 CHROMIUM = "/usr/bin/chromium"
@@ -55,16 +52,12 @@ window.addEventListener('load', () => {
 
 
 @pytest.fixture(scope="module")
-def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("report")
-    db_path = root / "warehouse" / "lfh.duckdb"
-    write_test_lexicon(db_path)
-    config = replace(load_config(), stories_per_prompt=6, samples_per_story=2, seed=5)
-    result = run_simulation(config, root / "landing", db_path)
-    ingest_paths([result.stories_path, result.labels_path], db_path)
-    run_dbt(["build"], db_path=db_path, capture=True)
-    write_report(db_path, root / "reports")
-    return root / "reports"
+def report_dir(simulated_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`lfh report` of the shared simulated corpus (tests/conftest.py's simulated_build), written to this module's
+    own folder."""
+    reports = tmp_path_factory.mktemp("report") / "reports"
+    write_report(simulated_build / "warehouse" / "lfh.duckdb", reports)
+    return reports
 
 
 def _chromium(user_dir: Path, *arguments: str) -> subprocess.CompletedProcess:

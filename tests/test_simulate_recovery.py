@@ -7,38 +7,27 @@ data, and no cell is off by more than its interval's width."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import duckdb
 import polars as pl
 import pytest
-from fixtures_simulate import write_test_lexicon
+from conftest import PLANTED_TRUTH
 from test_measures_pipeline import CHARACTER_COLUMNS, compare, fetch
 from test_occupation_reference import occupation_ratios, read_occupations, read_workforce
 
-from lfh.build.dbt import run_dbt
-from lfh.landing.ingest import ingest_paths
 from lfh.paths import project_root
-from lfh.simulate.config import load_config
-from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 MIN_EXPECTED_COUNT = 10.0  # expected numerator and expected (denominator - numerator) both at least this
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    root = tmp_path_factory.mktemp("recovery")
-    db_path = root / "warehouse" / "lfh.duckdb"
-    write_test_lexicon(db_path)
-    config = replace(load_config(), stories_per_prompt=20, seed=11)
-    result = run_simulation(config, root / "landing", db_path)
-    results, _skipped = ingest_paths([result.stories_path, result.labels_path], db_path)
-    assert all(item.error is None for item in results), [item.summary() for item in results]
-    run_dbt(["build"], db_path=db_path, capture=True)
-    truth = json.loads(result.truth_path.read_text(encoding="utf-8"))
-    return db_path, truth
+def built(simulated_build: Path) -> tuple[Path, dict]:
+    """The shared simulated corpus (tests/conftest.py's simulated_build: 3 models, 20 stories a prompt, built with
+    every model and data test), and what the simulator planted in it."""
+    truth = json.loads((simulated_build / PLANTED_TRUTH).read_text(encoding="utf-8"))
+    return simulated_build / "warehouse" / "lfh.duckdb", truth
 
 
 def _mart(db_path: Path, name: str) -> pl.DataFrame:
