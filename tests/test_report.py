@@ -67,6 +67,16 @@ def _chromium(user_dir: Path, *arguments: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120, check=False)
 
 
+def _laid_out(page: str, tmp_path: Path) -> dict[str, dict]:
+    """What headless Chromium laid out for each figure of the page (PROBE), by figure id."""
+    probe_page = tmp_path / "probe.html"
+    probe_page.write_text(page.replace("</body>", PROBE), encoding="utf-8")
+    dumped = _chromium(tmp_path / "profile-dom", "--virtual-time-budget=5000", "--dump-dom", probe_page.as_uri())
+    match = re.search(r'<pre id="probe">(.*?)</pre>', dumped.stdout, flags=re.DOTALL)
+    assert match, f"the probe did not run; chromium said:\n{dumped.stderr[-2000:]}"
+    return {item["id"]: item for item in json.loads(match.group(1).replace("&quot;", '"'))}
+
+
 def _console_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if ":CONSOLE" in line]
 
@@ -90,13 +100,7 @@ def test_report_is_one_self_contained_file(report_dir: Path) -> None:
 
 
 def test_every_figure_renders_in_headless_chromium(report_dir: Path, tmp_path: Path) -> None:
-    probe_page = tmp_path / "probe.html"
-    probe_page.write_text((report_dir / "index.html").read_text(encoding="utf-8").replace("</body>", PROBE),
-                          encoding="utf-8")
-    dumped = _chromium(tmp_path / "profile-dom", "--virtual-time-budget=5000", "--dump-dom", probe_page.as_uri())
-    match = re.search(r'<pre id="probe">(.*?)</pre>', dumped.stdout, flags=re.DOTALL)
-    assert match, f"the probe did not run; chromium said:\n{dumped.stderr[-2000:]}"
-    laid_out = {item["id"]: item for item in json.loads(match.group(1).replace("&quot;", '"'))}
+    laid_out = _laid_out((report_dir / "index.html").read_text(encoding="utf-8"), tmp_path)
     for key in FIGURES_WITH_DATA:
         figure = laid_out.get(f"fig-{key}")
         assert figure, f"figure {key} not in the rendered page"
@@ -161,12 +165,7 @@ def test_labeler_agreement_figure_with_the_study_audit(shared_data: Path, tmp_pa
     # the confusion matrix names the rule and its macro-F1; the couples figure both sides' n
     assert "gender rule: refined" in page and "macro-F1 0.796" in page
     assert "hand labels (n = 89)" in page
-    probe_page = tmp_path / "probe.html"
-    probe_page.write_text(page.replace("</body>", PROBE), encoding="utf-8")
-    dumped = _chromium(tmp_path / "profile-audit", "--virtual-time-budget=5000", "--dump-dom", probe_page.as_uri())
-    match = re.search(r'<pre id="probe">(.*?)</pre>', dumped.stdout, flags=re.DOTALL)
-    assert match, f"the probe did not run; chromium said:\n{dumped.stderr[-2000:]}"
-    laid_out = {item["id"]: item for item in json.loads(match.group(1).replace("&quot;", '"'))}
+    laid_out = _laid_out(page, tmp_path)
     for key in LABELER_FIGURES:
         figure = laid_out.get(f"fig-{key}")
         assert figure and figure["width"] > 200 and figure["height"] > 100 and figure["drawn"] > 20, (key, figure)

@@ -50,6 +50,14 @@ def _check(frame: pl.DataFrame, observed: str, planted: str, lower: str, upper: 
     assert far.is_empty(), f"{what}: cells off by more than their interval's width:\n{far.head(12)}"
 
 
+def _subordination_cells(db_path: Path, planted: pl.DataFrame) -> pl.DataFrame:
+    """The subordination mart joined to the planted ratios, where both expected numerators have enough data."""
+    mart = _mart(db_path, "fct_subordination_ratios")
+    return mart.join(planted, on=["model", "domain", "race", "gender"], how="inner", nulls_equal=True).filter(
+        (pl.col("expected_subordinate_numerator") >= MIN_EXPECTED_COUNT)
+        & (pl.col("expected_dominant_numerator") >= MIN_EXPECTED_COUNT))
+
+
 def test_marts_have_characters(built: tuple[Path, dict]) -> None:
     db_path, _truth = built
     characters = _mart(db_path, "fct_characters")
@@ -69,11 +77,7 @@ def test_representation_shares_recover_the_planted_truth(built: tuple[Path, dict
 
 def test_subordination_ratios_recover_the_planted_truth(built: tuple[Path, dict]) -> None:
     db_path, truth = built
-    planted = pl.DataFrame(truth["subordination"])
-    mart = _mart(db_path, "fct_subordination_ratios")
-    joined = mart.join(planted, on=["model", "domain", "race", "gender"], how="inner", nulls_equal=True).filter(
-        (pl.col("expected_subordinate_numerator") >= MIN_EXPECTED_COUNT)
-        & (pl.col("expected_dominant_numerator") >= MIN_EXPECTED_COUNT))
+    joined = _subordination_cells(db_path, pl.DataFrame(truth["subordination"]))
     _check(joined, "subordination_ratio", "expected_ratio", "ci_lower", "ci_upper", "subordination ratios")
 
 
@@ -136,10 +140,7 @@ def test_occupation_mart_matches_the_independent_computation(built: tuple[Path, 
 def test_the_comparison_rejects_a_wrong_truth(built: tuple[Path, dict]) -> None:
     """Negative control: claiming 'no subordination at all' (every ratio 1) must fail the same rule."""
     db_path, truth = built
-    planted = pl.DataFrame(truth["subordination"]).with_columns(pl.lit(1.0).alias("expected_ratio"))
-    mart = _mart(db_path, "fct_subordination_ratios")
-    joined = mart.join(planted, on=["model", "domain", "race", "gender"], how="inner", nulls_equal=True).filter(
-        (pl.col("expected_subordinate_numerator") >= MIN_EXPECTED_COUNT)
-        & (pl.col("expected_dominant_numerator") >= MIN_EXPECTED_COUNT))
+    joined = _subordination_cells(
+        db_path, pl.DataFrame(truth["subordination"]).with_columns(pl.lit(1.0).alias("expected_ratio")))
     with pytest.raises(AssertionError):
         _check(joined, "subordination_ratio", "expected_ratio", "ci_lower", "ci_upper", "wrong truth")
