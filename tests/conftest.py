@@ -157,3 +157,26 @@ def simulated_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copyfile(result.truth_path, folder / PLANTED_TRUTH)
 
     return build_once(tmp_path_factory, "simulated", build)
+
+
+@pytest.fixture(scope="session")
+def audit_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The study's development audit (audit_dev.xlsx: 1,001 stories, every one hand-labeled) with the test lexicon,
+    `dbt build` of every model and data test at the default vars, once per run: the folder holding lfh.duckdb.
+    Read-only; a test that rebuilds with other vars copies it first. Skips where ../shared is absent."""
+    from fixtures_simulate import write_test_lexicon
+
+    from lfh.build.dbt import run_dbt
+    from lfh.landing.ingest import ingest_paths
+
+    def build(folder: Path) -> None:
+        workbook = SHARED_DATA / "audit_dev.xlsx"
+        if not workbook.is_file():
+            pytest.skip(f"{SHARED_DATA} not present")
+        db_path = folder / "lfh.duckdb"
+        write_test_lexicon(db_path)
+        results, _skipped = ingest_paths([workbook], db_path)
+        assert all(item.error is None for item in results), [item.summary() for item in results]
+        run_dbt(["build"], db_path=db_path, capture=True)
+
+    return build_once(tmp_path_factory, "audit", build)

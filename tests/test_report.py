@@ -11,12 +11,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fixtures_simulate import write_test_lexicon
 from PIL import Image, ImageStat
 
-from lfh.build.dbt import run_dbt
 from lfh.cli.report import report
-from lfh.landing.ingest import ingest_paths
 from lfh.report.write import write_report
 
 pytestmark = pytest.mark.slow
@@ -149,14 +146,10 @@ def test_report_command_says_what_to_run_when_there_are_no_marts(tmp_path: Path)
 
 
 @pytest.mark.shared_data
-def test_labeler_agreement_figure_with_the_study_audit(shared_data: Path, tmp_path: Path) -> None:
-    """With the study's audit workbook (hand labels) ingested, the agreement section has its figure."""
-    db_path = tmp_path / "warehouse" / "lfh.duckdb"
-    write_test_lexicon(db_path)
-    results, _skipped = ingest_paths([shared_data / "audit_dev.xlsx"], db_path)
-    assert all(item.error is None for item in results), [item.summary() for item in results]
-    run_dbt(["build"], db_path=db_path, capture=True)
-    page_path = write_report(db_path, tmp_path / "reports")
+def test_labeler_agreement_figure_with_the_study_audit(audit_build: Path, tmp_path: Path) -> None:
+    """With the study's audit workbook (hand labels) ingested and built (tests/conftest.py's audit_build), the
+    agreement section has its figure."""
+    page_path = write_report(audit_build / "lfh.duckdb", tmp_path / "reports")
     page = page_path.read_text(encoding="utf-8")
     assert "SIMULATED DATA" not in page
     for key in LABELER_FIGURES:
