@@ -50,6 +50,13 @@ def _check(frame: pl.DataFrame, observed: str, planted: str, lower: str, upper: 
     assert far.is_empty(), f"{what}: cells off by more than their interval's width:\n{far.head(12)}"
 
 
+def _share_cells(mart: pl.DataFrame, planted: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """A share mart joined to the planted shares, where the expected numerator and its complement have enough data."""
+    return mart.join(planted, on=keys, how="inner", nulls_equal=True).filter(
+        (pl.col("expected_numerator") >= MIN_EXPECTED_COUNT)
+        & (pl.col("expected_denominator") - pl.col("expected_numerator") >= MIN_EXPECTED_COUNT))
+
+
 def _subordination_cells(db_path: Path, planted: pl.DataFrame) -> pl.DataFrame:
     """The subordination mart joined to the planted ratios, where both expected numerators have enough data."""
     mart = _mart(db_path, "fct_subordination_ratios")
@@ -68,10 +75,7 @@ def test_representation_shares_recover_the_planted_truth(built: tuple[Path, dict
     db_path, truth = built
     planted = pl.DataFrame(truth["representation"]).rename({"expected_share": "planted_share"})
     mart = _mart(db_path, "fct_representation_ratios")
-    keys = ["model", "domain", "condition", "race", "gender"]
-    joined = mart.join(planted, on=keys, how="inner", nulls_equal=True).filter(
-        (pl.col("expected_numerator") >= MIN_EXPECTED_COUNT)
-        & (pl.col("expected_denominator") - pl.col("expected_numerator") >= MIN_EXPECTED_COUNT))
+    joined = _share_cells(mart, planted, ["model", "domain", "condition", "race", "gender"])
     _check(joined, "observed_share", "planted_share", "share_ci_lower", "share_ci_upper", "representation shares")
 
 
@@ -114,9 +118,7 @@ def test_occupation_shares_recover_the_planted_truth(built: tuple[Path, dict]) -
     mart = _mart(db_path, "fct_occupation_representation_ratios")
     keys = ["model", "occupation", "condition", "race", "gender"]
     assert mart.join(planted, on=keys, how="anti", nulls_equal=True).is_empty(), "mart rows with no planted truth"
-    joined = mart.join(planted, on=keys, how="inner", nulls_equal=True).filter(
-        (pl.col("expected_numerator") >= MIN_EXPECTED_COUNT)
-        & (pl.col("expected_denominator") - pl.col("expected_numerator") >= MIN_EXPECTED_COUNT))
+    joined = _share_cells(mart, planted, keys)
     _check(joined, "observed_share", "planted_share", "share_ci_lower", "share_ci_upper", "occupation shares")
 
 
