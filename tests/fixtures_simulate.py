@@ -3,9 +3,12 @@ Shares are invented for testing; they are not data about any population."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
+
+from lfh.simulate.config import SimModel
 
 CENSUS_GROUPS = ("white", "black", "latine", "asian", "aian", "multiracial")
 # group -> names whose census share is mostly that group
@@ -75,3 +78,16 @@ def write_test_lexicon(db_path: Path) -> None:
                                _wikipedia_rows())
     finally:
         connection.close()
+
+
+def planted_models() -> tuple[SimModel, ...]:
+    """Three simulated models: Sim-A and Sim-B identical (every contrast between them is planted equal), Sim-D with
+    planted differences in race and gender shares and in who is cast as subordinate (issue 21)."""
+    same = SimModel("Sim-A", ("Sim-A",), {}, {}, 1.0)
+    return (
+        same,
+        replace(same, name="Sim-B", spellings=("Sim-B",)),
+        replace(same, name="Sim-D", spellings=("Sim-D",), race_multiplier={"black": 0.25, "latine": 3.0},
+                gender_multiplier={"female": 2.0},
+                condition_multiplier={"subordinate": {"white": 0.3}, "dominant": {"white": 2.0}}),
+    )

@@ -191,25 +191,51 @@ def test_out_of_memory_says_how_to_raise_the_limit(ready_warehouse: Path, fake_d
     assert "LFH_MEMORY_LIMIT=512MiB" in result.stderr and "LFH_MEMORY_LIMIT=8GiB" in result.stderr
 
 
+# The memory test's workload: 10,000 stories of about 10.7 kB each (the 35 stories of tests/fixtures/measures, each
+# made unique and long), some 107 MB of story text. Measured under 64MiB with spilling off: 14,000 stories with
+# 30 MB of text built to the end; 10,000 with 40 MB (and every size tried above) ran out of memory in
+# int_stories_placed, the first model that holds every changed story's text at once.
+OUT_OF_MEMORY_STORIES = 10_000
+OUT_OF_MEMORY_TEXT_REPEATS = 320  # 33-character pieces appended to each story's text
+
+
+def write_oversized_corpus(folder: Path) -> list[Path]:
+    """Parquet files of OUT_OF_MEMORY_STORIES stories and their labels, written by DuckDB in about a second
+    (`lfh ingest` reads Parquet in bounded memory; its JSON reader refuses lines this long under its own limit)."""
+    folder.mkdir(parents=True)
+    corpus = Path(__file__).parent / "fixtures" / "measures"
+    numbered = "select *, row_number() over (order by story_id) - 1 as position from read_json('{}')"
+    copies = f"from range({OUT_OF_MEMORY_STORIES}) as copies(i) join ({{}}) as original on original.position = i % 35"
+    story_id = "'oom-' || lpad(i::varchar, 6, '0') as story_id"
+    with duckdb.connect() as connection:
+        connection.execute(
+            f"copy (select {story_id}, original.* exclude (story_id, text, position), original.text || "
+            f"repeat(' ' || md5(i::varchar), {OUT_OF_MEMORY_TEXT_REPEATS}) as text "
+            f"{copies.format(numbered.format(corpus / 'stories.jsonl'))}) to '{folder / 'stories.parquet'}'")
+        connection.execute(
+            f"copy (select {story_id}, original.* exclude (story_id, position) "
+            f"{copies.format(numbered.format(corpus / 'labels.jsonl'))}) to '{folder / 'labels.parquet'}'")
+    return [folder / "stories.parquet", folder / "labels.parquet"]
+
+
 @pytest.mark.slow  # real dbt
-def test_a_real_build_over_its_memory_limit_stops_with_the_limit_and_how_to_raise_it(tmp_path: Path,
-                                                                                     shared_data: Path) -> None:
-    """Real dbt and DuckDB, not the stand-in: the study's audit sample (1,001 stories, long label responses) under a
-    64MiB limit with spilling turned off (LFH_MAX_SPILL=0KiB: whether a spilling build ran out of memory was left to
-    chance) runs out of memory; the build must end with the one-line cause and the next step, not a traceback."""
+def test_a_real_build_over_its_memory_limit_stops_with_the_limit_and_how_to_raise_it(tmp_path: Path) -> None:
+    """Real dbt and DuckDB, not the stand-in: a corpus known to need more than 64MiB (the lowest limit `lfh build`
+    accepts) in its first story model, built with spilling turned off (LFH_MAX_SPILL=0KiB), runs out of memory
+    every time; the build must end with the one-line cause and the next step, not a traceback."""
     from fixtures_simulate import write_test_lexicon
 
     from lfh.landing.ingest import ingest_paths
 
     warehouse = tmp_path / "w" / "lfh.duckdb"
-    warehouse.parent.mkdir()
     write_test_lexicon(warehouse)
-    ingest_paths([shared_data / "audit_dev.xlsx"], warehouse)
+    results, _skipped = ingest_paths(write_oversized_corpus(tmp_path / "landing"), warehouse)
+    assert [result.error for result in results] == [None, None]
     result = subprocess.run([LFH, "build"], capture_output=True, text=True, timeout=600, check=False,
                             env={**os.environ, "LFH_DB": str(warehouse), "LFH_MEMORY_LIMIT": "64MiB",
-                                                             "LFH_MAX_SPILL": "0KiB"})
-    if result.returncode == 0:  # reported in the run's skip summary, never counted as a pass
-        pytest.skip("the audit build fit under 64MiB without spilling this time: no out-of-memory to diagnose")
+                                 "LFH_MAX_SPILL": "0KiB"})
+    assert result.returncode != 0, ("the oversized corpus built under 64MiB without spilling: it no longer runs out "
+                                    "of memory, so raise OUT_OF_MEMORY_TEXT_REPEATS")
     assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
     assert "ran out of memory under its limit (LFH_MEMORY_LIMIT=64MiB)" in result.stderr, result.stderr[-2000:]
     assert "LFH_MEMORY_LIMIT=8GiB lfh build" in result.stderr and "Traceback" not in result.stderr

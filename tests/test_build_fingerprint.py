@@ -40,6 +40,13 @@ def append(path: Path, text: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace old by new in the file; old must be there (else the test would check an unchanged file)."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
 def test_nothing_changed_is_no_reason(project: Path, connection: duckdb.DuckDBPyConnection) -> None:
     before = current_fingerprint(connection, {}, project)
     assert differences(before, current_fingerprint(connection, {}, project)) == []
@@ -90,11 +97,8 @@ def test_a_yml_edit_reruns_the_unit_tests_only(project: Path, connection: duckdb
 def test_a_seed_column_type_in_yaml_is_a_reason(project: Path, connection: duckdb.DuckDBPyConnection) -> None:
     """A seed's column_types decide its values (e.g. a code read as a number loses its leading zeros)."""
     before = current_fingerprint(connection, {}, project)
-    properties = project / "seeds" / "_seeds.yml"
-    text = properties.read_text(encoding="utf-8")
-    assert "        total_employed_thousands: bigint\n" in text
-    properties.write_text(text.replace("        total_employed_thousands: bigint\n",
-                                       "        total_employed_thousands: double\n"), encoding="utf-8")
+    edit(project / "seeds" / "_seeds.yml", "        total_employed_thousands: bigint\n",
+         "        total_employed_thousands: double\n")
     after = current_fingerprint(connection, {}, project)
     assert differences(before, after) == ["a model, seed or source config in the YAML files changed"]
 
@@ -103,15 +107,10 @@ def test_a_model_config_in_yaml_is_a_reason_a_description_is_not(project: Path,
                                                                  connection: duckdb.DuckDBPyConnection) -> None:
     before = current_fingerprint(connection, {}, project)
     properties = project / "models" / "intermediate" / "cleaning" / "_int_cleaning__models.yml"
-    text = properties.read_text(encoding="utf-8")
-    described = text.replace('description: "A story to rebuild."', 'description: "A story to rebuild (edited)."')
-    assert described != text
-    properties.write_text(described, encoding="utf-8")
+    edit(properties, 'description: "A story to rebuild."', 'description: "A story to rebuild (edited)."')
     assert differences(before, current_fingerprint(connection, {}, project)) == []
-    configured = described.replace("  - name: int_stories_changed\n",
-                                   "  - name: int_stories_changed\n    config:\n      materialized: view\n")
-    assert configured != described
-    properties.write_text(configured, encoding="utf-8")
+    edit(properties, "  - name: int_stories_changed\n",
+         "  - name: int_stories_changed\n    config:\n      materialized: view\n")
     assert differences(before, current_fingerprint(connection, {}, project)) == [
         "a model, seed or source config in the YAML files changed"]
 
@@ -121,12 +120,8 @@ def test_dbt_project_config_is_a_reason_its_comments_are_not(project: Path,
     before = current_fingerprint(connection, {}, project)
     append(project / "dbt_project.yml", "\n# a comment\n")
     assert differences(before, current_fingerprint(connection, {}, project)) == []
-    settings = project / "dbt_project.yml"
-    text = settings.read_text(encoding="utf-8")
-    edited = text.replace("      +schema: intermediate\n      +materialized: table\n",
-                          "      +schema: intermediate\n      +materialized: view\n")
-    assert edited != text
-    settings.write_text(edited, encoding="utf-8")
+    edit(project / "dbt_project.yml", "      +schema: intermediate\n      +materialized: table\n",
+         "      +schema: intermediate\n      +materialized: view\n")
     assert differences(before, current_fingerprint(connection, {}, project)) == [
         "dbt_project.yml (besides its vars) changed"]
 

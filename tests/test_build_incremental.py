@@ -141,16 +141,19 @@ def test_incremental_builds_equal_a_full_rebuild(project: Path, parts: dict[str,
     messages: list[str] = []
     incremental = new_warehouse(tmp_path / "incremental", parts["lexicon"])
     land(incremental, parts["stories_a"], parts["labels_a"])
-    build_warehouse(db_path=incremental, echo=messages.append)
+    # the first build is a full one: its data tests are every full build's (tests/conftest.py's shared builds run
+    # them); the incremental builds below run theirs on the changed rows
+    build_warehouse(db_path=incremental, skip_tests=True, echo=messages.append)
     # responses that arrive before their stories, then the stories, with a third part
     land(incremental, parts["labels_b"])
     messages.clear()
     build_warehouse(db_path=incremental, echo=messages.append)
     assert any(message.startswith("incremental build") for message in messages), messages
+    land(incremental, parts["stories_b"], parts["stories_c"], parts["labels_c"])
+    messages.clear()
+    build_warehouse(db_path=incremental, echo=messages.append)
     # the unit tests passed on this very project at the last build: not run again (the data tests are)
     assert any(message.startswith("unit tests and seeds: unchanged") for message in messages), messages
-    land(incremental, parts["stories_b"], parts["stories_c"], parts["labels_c"])
-    build_warehouse(db_path=incremental, echo=messages.append)
     stories_per_part = len(parts["stories_b"].read_text().splitlines())
     assert changed_stories(incremental) <= 2 * stories_per_part + 1  # only what was landed since the last build
     # a later labeling run for some stories of part a: it now counts for them

@@ -8,13 +8,13 @@ fct_characters in Python and compares it with the marts, row by row.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
 import pytest
-from click.testing import CliRunner
 from test_measures_reference import (
     median_racialized_subordination,
     name_coverage,
@@ -27,10 +27,8 @@ from test_measures_reference import (
 )
 from test_occupation_reference import occupation_ratios, read_occupations, read_workforce
 
-from lfh.cli import main
 from lfh.paths import project_root
 
-FIXTURES = Path(__file__).parent / "fixtures" / "measures"
 CHARACTER_COLUMNS = (
     "story_id, role, model, domain, condition, prompt_id, role_text, gender, first_name, name_matched, has_race, "
     "race_source, "
@@ -99,27 +97,24 @@ def check_measure_marts(connection: duckdb.DuckDBPyConnection, seeds: Path,
 
 
 @pytest.fixture(scope="module")
-def measures_warehouse(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
-    """The fixture corpus landed with lfh ingest / lfh lexicon and built with lfh build, opened read-only."""
-    folder = tmp_path_factory.mktemp("measures")
-    database = folder / "lfh.duckdb"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("LFH_DB", str(database))
-        # dbt's own target and log folders, so this build never races another one over target/ in the checkout
-        patch.setenv("DBT_TARGET_PATH", str(folder / "target"))
-        patch.setenv("DBT_LOG_PATH", str(folder / "logs"))
-        runner = CliRunner()
-        for arguments in (
-            ["ingest", str(FIXTURES / "stories.jsonl"), str(FIXTURES / "labels.jsonl")],
-            ["lexicon", "--custom", str(FIXTURES / "lexicon.csv"), "--skip-census", "--skip-wikipedia",
-             "--skip-surnames"],
-            ["build"],
-        ):
-            result = runner.invoke(main, arguments, catch_exceptions=False)
-            assert result.exit_code == 0, f"lfh {' '.join(arguments)}: {result.output}"
+def measures_warehouse(measures_build: Path) -> duckdb.DuckDBPyConnection:
+    """The fixture corpus landed with lfh ingest / lfh lexicon and built with lfh build (tests/conftest.py's
+    measures_build, shared with tests/test_publish_dbt.py), opened read-only."""
+    database = measures_build / "lfh.duckdb"
     connection = duckdb.connect(str(database), read_only=True)
     yield connection
     connection.close()
+
+
+@pytest.mark.slow
+def test_every_dbt_unit_test_ran_and_passed(measures_build: Path) -> None:
+    """The other fixture builds leave dbt's unit tests out (tests/conftest.py): this build runs every one."""
+    manifest = json.loads((measures_build / "target" / "manifest.json").read_text(encoding="utf-8"))
+    run_results = json.loads((measures_build / "target" / "run_results.json").read_text(encoding="utf-8"))
+    statuses = {result["unique_id"]: result["status"] for result in run_results["results"]}
+    assert len(manifest["unit_tests"]) > 40
+    assert {unit_test: statuses.get(unit_test) for unit_test in manifest["unit_tests"]} == dict.fromkeys(
+        manifest["unit_tests"], "pass")
 
 
 @pytest.mark.slow

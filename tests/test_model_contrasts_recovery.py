@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import duckdb
 import polars as pl
 import pytest
-from fixtures_simulate import write_test_lexicon
+from conftest import PLANTED_TRUTH
+from fixtures_simulate import planted_models
 
-from lfh.build.dbt import run_dbt
-from lfh.landing.ingest import ingest_paths
-from lfh.simulate.config import SimModel, load_config
-from lfh.simulate.run import run_simulation
+from lfh.simulate.config import load_config
 
 pytestmark = pytest.mark.slow
 Built = tuple[pl.DataFrame, dict, pl.DataFrame, pl.DataFrame]  # contrasts, planted truth, characters, rankings
@@ -29,28 +28,10 @@ RATIO_KEYS = ["domain", "race", "gender"]
 DETECTABLE_Z = 4.0  # planted |ln ratio| / its standard error at the planted expected counts
 
 
-def planted_models() -> tuple[SimModel, ...]:
-    same = SimModel("Sim-A", ("Sim-A",), {}, {}, 1.0)
-    return (
-        same,
-        replace(same, name="Sim-B", spellings=("Sim-B",)),
-        replace(same, name="Sim-D", spellings=("Sim-D",), race_multiplier={"black": 0.25, "latine": 3.0},
-                gender_multiplier={"female": 2.0},
-                condition_multiplier={"subordinate": {"white": 0.3}, "dominant": {"white": 2.0}}),
-    )
-
-
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    root = tmp_path_factory.mktemp("contrasts")
-    db_path = root / "warehouse" / "lfh.duckdb"
-    write_test_lexicon(db_path)
-    config = replace(load_config(), stories_per_prompt=20, seed=5, models=planted_models())
-    result = run_simulation(config, root / "landing", db_path)
-    results, _skipped = ingest_paths([result.stories_path, result.labels_path], db_path)
-    assert all(item.error is None for item in results), [item.summary() for item in results]
-    run_dbt(["build", "--select", "+fct_model_contrasts", "+fct_model_rankings", "+fct_characters"], db_path=db_path,
-            capture=True)
+def built(simulated_build: Path) -> Built:
+    """The shared simulated corpus (tests/conftest.py's simulated_build: planted_models, 20 stories a prompt)."""
+    db_path = simulated_build / "warehouse" / "lfh.duckdb"
     connection = duckdb.connect(str(db_path), read_only=True)
     try:
         contrasts = connection.sql("select * from marts.fct_model_contrasts").pl()
@@ -58,7 +39,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
         rankings = connection.sql("select * from marts.fct_model_rankings").pl()
     finally:
         connection.close()
-    return contrasts, json.loads(result.truth_path.read_text(encoding="utf-8")), characters, rankings
+    truth = json.loads((simulated_build / PLANTED_TRUTH).read_text(encoding="utf-8"))
+    return contrasts, truth, characters, rankings
 
 
 def _pair_sides(truth: pl.DataFrame, keys: list[str], value: str) -> tuple[pl.DataFrame, ...]:

@@ -8,15 +8,13 @@ Skips where ../shared is absent."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
 import pytest
-from click.testing import CliRunner
-from conftest import SHARED_DATA
 
 from lfh.build.dbt import run_dbt
-from lfh.cli import main
 
 pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
 
@@ -56,24 +54,18 @@ def _rows(warehouse: Path, sql: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict]]:
-    workbook = SHARED_DATA / "audit_dev.xlsx"
-    if not workbook.is_file():
-        pytest.skip(f"{workbook} not present")
+def builds(audit_build: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict]]:
+    """The mart at the default minimums (tests/conftest.py's audit_build), then on a copy rebuilt with them lowered."""
+    marts: dict[str, list[dict]] = {"default": _rows(audit_build / "lfh.duckdb", f"select * from {MART}")}
     folder = tmp_path_factory.mktemp("occupation_correction")
     warehouse = folder / "lfh.duckdb"
-    marts: dict[str, list[dict]] = {}
+    shutil.copyfile(audit_build / "lfh.duckdb", warehouse)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DBT_TARGET_PATH", str(folder / "target"))
         patch.setenv("DBT_LOG_PATH", str(folder / "logs"))
-        result = CliRunner().invoke(main, ["ingest", str(workbook)], env={"LFH_DB": str(warehouse)})
-        assert result.exit_code == 0, result.output
-        run_dbt(["build", "--select", "+fct_occupation_representation_ratios", "+int_hand_labels_paired"],
-                db_path=warehouse, capture=True)
-        marts["default"] = _rows(warehouse, f"select * from {MART}")
         run_dbt(["build", "--select", "int_occupation_shares_corrected", "fct_occupation_representation_ratios"],
                 db_path=warehouse, dbt_vars=LOWERED, capture=True)
-        marts["lowered"] = _rows(warehouse, f"select * from {MART}")
+    marts["lowered"] = _rows(warehouse, f"select * from {MART}")
     marts["hand"] = _rows(warehouse, HAND_SHARES)
     return marts
 

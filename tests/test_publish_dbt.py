@@ -1,5 +1,6 @@
-"""Publishing the project's real marts: dbt build (seeds and models) on the repo's small corpus
-(tests/fixtures/measures), then lfh publish, the Postgres load, and `dbt docs generate --static`, all offline.
+"""Publishing the project's real marts: `lfh build` on the repo's small corpus (tests/fixtures/measures, the build
+tests/test_measures_pipeline.py checks), then lfh publish, the Postgres load, and `dbt docs generate --static`,
+all offline.
 
 Checks that dbt's persist_docs descriptions reach the build warehouse, the published copy and Postgres, that
 the manifest names the dbt invocation that built each mart, and that every mart reads the same through
@@ -10,24 +11,20 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 import psycopg
 import pytest
-from click.testing import CliRunner
 from test_publish_helpers import comparable, free_port, private_base
 
 from lfh.build.dbt import run_dbt
-from lfh.cli import main
 from lfh.serve.postgres_cluster import ensure_database, find_bin_dir, start, stop
 from lfh.serve.postgres_load import load_marts
 from lfh.serve.publish import Publication, publish_marts
 
 pytestmark = pytest.mark.slow
 
-CORPUS = Path(__file__).parent / "fixtures" / "measures"
 CONTRACT_MARTS = [
     "dim_stories", "fct_characters", "fct_labeler_agreement", "fct_median_racialized_subordination",
     "fct_name_coverage", "fct_representation_ratios", "fct_sexual_orientation_ratios", "fct_subordination_ratios",
@@ -37,28 +34,13 @@ PASSWORD = "docs-test-pw"  # noqa: S105 (a throwaway cluster's password)
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
-    """(warehouse, dbt target folder) after landing the small corpus, and `dbt build` without tests."""
-    if not (CORPUS / "stories.jsonl").is_file():
-        pytest.skip(f"{CORPUS} (the small test corpus) is not in this checkout")
+def built(measures_build: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(warehouse, dbt target folder): a copy of the small corpus's `lfh build` (tests/conftest.py's measures_build,
+    shared with tests/test_measures_pipeline.py), since publishing and `dbt docs generate` open it to write."""
     root = tmp_path_factory.mktemp("real_marts")
-    warehouse = root / "lfh.duckdb"
-    monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.setenv("LFH_DB", str(warehouse))
-    try:
-        runner = CliRunner()
-        for arguments in (["lexicon", "--custom", str(CORPUS / "lexicon.csv"), "--skip-census", "--skip-wikipedia",
-                           "--skip-surnames"],
-                          ["ingest", str(CORPUS / "stories.jsonl"), str(CORPUS / "labels.jsonl")]):
-            result = runner.invoke(main, arguments)
-            assert result.exit_code == 0, result.output
-        target = root / "target"
-        # seeds and models only: the data and unit tests belong to the models' own test suite
-        run_dbt(["build", "--exclude-resource-type", "test", "--exclude-resource-type", "unit_test",
-                 "--target-path", str(target), "--log-path", str(root / "logs")], db_path=warehouse, capture=True)
-        yield warehouse, target
-    finally:
-        monkeypatch.undo()
+    shutil.copytree(measures_build / "target", root / "target")
+    shutil.copyfile(measures_build / "lfh.duckdb", root / "lfh.duckdb")
+    return root / "lfh.duckdb", root / "target"
 
 
 @pytest.fixture(scope="module")

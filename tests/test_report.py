@@ -7,20 +7,14 @@ import json
 import re
 import shutil
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fixtures_simulate import write_test_lexicon
 from PIL import Image, ImageStat
 
-from lfh.build.dbt import run_dbt
 from lfh.cli.report import report
-from lfh.landing.ingest import ingest_paths
 from lfh.report.write import write_report
-from lfh.simulate.config import load_config
-from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 CHROMIUM = "/usr/bin/chromium"
@@ -55,16 +49,12 @@ window.addEventListener('load', () => {
 
 
 @pytest.fixture(scope="module")
-def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("report")
-    db_path = root / "warehouse" / "lfh.duckdb"
-    write_test_lexicon(db_path)
-    config = replace(load_config(), stories_per_prompt=6, samples_per_story=2, seed=5)
-    result = run_simulation(config, root / "landing", db_path)
-    ingest_paths([result.stories_path, result.labels_path], db_path)
-    run_dbt(["build"], db_path=db_path, capture=True)
-    write_report(db_path, root / "reports")
-    return root / "reports"
+def report_dir(simulated_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`lfh report` of the shared simulated corpus (tests/conftest.py's simulated_build), written to this module's
+    own folder."""
+    reports = tmp_path_factory.mktemp("report") / "reports"
+    write_report(simulated_build / "warehouse" / "lfh.duckdb", reports)
+    return reports
 
 
 def _chromium(user_dir: Path, *arguments: str) -> subprocess.CompletedProcess:
@@ -72,6 +62,16 @@ def _chromium(user_dir: Path, *arguments: str) -> subprocess.CompletedProcess:
         pytest.skip(f"{CHROMIUM} missing: `make test` installs it (apt-get install -y chromium)")
     return subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={user_dir}", *arguments],
                           capture_output=True, text=True, timeout=120, check=False)
+
+
+def _laid_out(page: str, tmp_path: Path) -> dict[str, dict]:
+    """What headless Chromium laid out for each figure of the page (PROBE), by figure id."""
+    probe_page = tmp_path / "probe.html"
+    probe_page.write_text(page.replace("</body>", PROBE), encoding="utf-8")
+    dumped = _chromium(tmp_path / "profile-dom", "--virtual-time-budget=5000", "--dump-dom", probe_page.as_uri())
+    match = re.search(r'<pre id="probe">(.*?)</pre>', dumped.stdout, flags=re.DOTALL)
+    assert match, f"the probe did not run; chromium said:\n{dumped.stderr[-2000:]}"
+    return {item["id"]: item for item in json.loads(match.group(1).replace("&quot;", '"'))}
 
 
 def _console_lines(stderr: str) -> list[str]:
@@ -97,13 +97,7 @@ def test_report_is_one_self_contained_file(report_dir: Path) -> None:
 
 
 def test_every_figure_renders_in_headless_chromium(report_dir: Path, tmp_path: Path) -> None:
-    probe_page = tmp_path / "probe.html"
-    probe_page.write_text((report_dir / "index.html").read_text(encoding="utf-8").replace("</body>", PROBE),
-                          encoding="utf-8")
-    dumped = _chromium(tmp_path / "profile-dom", "--virtual-time-budget=5000", "--dump-dom", probe_page.as_uri())
-    match = re.search(r'<pre id="probe">(.*?)</pre>', dumped.stdout, flags=re.DOTALL)
-    assert match, f"the probe did not run; chromium said:\n{dumped.stderr[-2000:]}"
-    laid_out = {item["id"]: item for item in json.loads(match.group(1).replace("&quot;", '"'))}
+    laid_out = _laid_out((report_dir / "index.html").read_text(encoding="utf-8"), tmp_path)
     for key in FIGURES_WITH_DATA:
         figure = laid_out.get(f"fig-{key}")
         assert figure, f"figure {key} not in the rendered page"
@@ -152,14 +146,10 @@ def test_report_command_says_what_to_run_when_there_are_no_marts(tmp_path: Path)
 
 
 @pytest.mark.shared_data
-def test_labeler_agreement_figure_with_the_study_audit(shared_data: Path, tmp_path: Path) -> None:
-    """With the study's audit workbook (hand labels) ingested, the agreement section has its figure."""
-    db_path = tmp_path / "warehouse" / "lfh.duckdb"
-    write_test_lexicon(db_path)
-    results, _skipped = ingest_paths([shared_data / "audit_dev.xlsx"], db_path)
-    assert all(item.error is None for item in results), [item.summary() for item in results]
-    run_dbt(["build"], db_path=db_path, capture=True)
-    page_path = write_report(db_path, tmp_path / "reports")
+def test_labeler_agreement_figure_with_the_study_audit(audit_build: Path, tmp_path: Path) -> None:
+    """With the study's audit workbook (hand labels) ingested and built (tests/conftest.py's audit_build), the
+    agreement section has its figure."""
+    page_path = write_report(audit_build / "lfh.duckdb", tmp_path / "reports")
     page = page_path.read_text(encoding="utf-8")
     assert "SIMULATED DATA" not in page
     for key in LABELER_FIGURES:
@@ -168,12 +158,7 @@ def test_labeler_agreement_figure_with_the_study_audit(shared_data: Path, tmp_pa
     # the confusion matrix names the rule and its macro-F1; the couples figure both sides' n
     assert "gender rule: refined" in page and "macro-F1 0.796" in page
     assert "hand labels (n = 89)" in page
-    probe_page = tmp_path / "probe.html"
-    probe_page.write_text(page.replace("</body>", PROBE), encoding="utf-8")
-    dumped = _chromium(tmp_path / "profile-audit", "--virtual-time-budget=5000", "--dump-dom", probe_page.as_uri())
-    match = re.search(r'<pre id="probe">(.*?)</pre>', dumped.stdout, flags=re.DOTALL)
-    assert match, f"the probe did not run; chromium said:\n{dumped.stderr[-2000:]}"
-    laid_out = {item["id"]: item for item in json.loads(match.group(1).replace("&quot;", '"'))}
+    laid_out = _laid_out(page, tmp_path)
     for key in LABELER_FIGURES:
         figure = laid_out.get(f"fig-{key}")
         assert figure and figure["width"] > 200 and figure["height"] > 100 and figure["drawn"] > 20, (key, figure)

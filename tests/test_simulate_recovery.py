@@ -7,38 +7,27 @@ data, and no cell is off by more than its interval's width."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import duckdb
 import polars as pl
 import pytest
-from fixtures_simulate import write_test_lexicon
+from conftest import PLANTED_TRUTH
 from test_measures_pipeline import CHARACTER_COLUMNS, compare, fetch
 from test_occupation_reference import occupation_ratios, read_occupations, read_workforce
 
-from lfh.build.dbt import run_dbt
-from lfh.landing.ingest import ingest_paths
 from lfh.paths import project_root
-from lfh.simulate.config import load_config
-from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 MIN_EXPECTED_COUNT = 10.0  # expected numerator and expected (denominator - numerator) both at least this
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    root = tmp_path_factory.mktemp("recovery")
-    db_path = root / "warehouse" / "lfh.duckdb"
-    write_test_lexicon(db_path)
-    config = replace(load_config(), stories_per_prompt=20, seed=11)
-    result = run_simulation(config, root / "landing", db_path)
-    results, _skipped = ingest_paths([result.stories_path, result.labels_path], db_path)
-    assert all(item.error is None for item in results), [item.summary() for item in results]
-    run_dbt(["build"], db_path=db_path, capture=True)
-    truth = json.loads(result.truth_path.read_text(encoding="utf-8"))
-    return db_path, truth
+def built(simulated_build: Path) -> tuple[Path, dict]:
+    """The shared simulated corpus (tests/conftest.py's simulated_build: 3 models, 20 stories a prompt, built with
+    every model and data test), and what the simulator planted in it."""
+    truth = json.loads((simulated_build / PLANTED_TRUTH).read_text(encoding="utf-8"))
+    return simulated_build / "warehouse" / "lfh.duckdb", truth
 
 
 def _mart(db_path: Path, name: str) -> pl.DataFrame:
@@ -61,6 +50,21 @@ def _check(frame: pl.DataFrame, observed: str, planted: str, lower: str, upper: 
     assert far.is_empty(), f"{what}: cells off by more than their interval's width:\n{far.head(12)}"
 
 
+def _share_cells(mart: pl.DataFrame, planted: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """A share mart joined to the planted shares, where the expected numerator and its complement have enough data."""
+    return mart.join(planted, on=keys, how="inner", nulls_equal=True).filter(
+        (pl.col("expected_numerator") >= MIN_EXPECTED_COUNT)
+        & (pl.col("expected_denominator") - pl.col("expected_numerator") >= MIN_EXPECTED_COUNT))
+
+
+def _subordination_cells(db_path: Path, planted: pl.DataFrame) -> pl.DataFrame:
+    """The subordination mart joined to the planted ratios, where both expected numerators have enough data."""
+    mart = _mart(db_path, "fct_subordination_ratios")
+    return mart.join(planted, on=["model", "domain", "race", "gender"], how="inner", nulls_equal=True).filter(
+        (pl.col("expected_subordinate_numerator") >= MIN_EXPECTED_COUNT)
+        & (pl.col("expected_dominant_numerator") >= MIN_EXPECTED_COUNT))
+
+
 def test_marts_have_characters(built: tuple[Path, dict]) -> None:
     db_path, _truth = built
     characters = _mart(db_path, "fct_characters")
@@ -71,20 +75,13 @@ def test_representation_shares_recover_the_planted_truth(built: tuple[Path, dict
     db_path, truth = built
     planted = pl.DataFrame(truth["representation"]).rename({"expected_share": "planted_share"})
     mart = _mart(db_path, "fct_representation_ratios")
-    keys = ["model", "domain", "condition", "race", "gender"]
-    joined = mart.join(planted, on=keys, how="inner", nulls_equal=True).filter(
-        (pl.col("expected_numerator") >= MIN_EXPECTED_COUNT)
-        & (pl.col("expected_denominator") - pl.col("expected_numerator") >= MIN_EXPECTED_COUNT))
+    joined = _share_cells(mart, planted, ["model", "domain", "condition", "race", "gender"])
     _check(joined, "observed_share", "planted_share", "share_ci_lower", "share_ci_upper", "representation shares")
 
 
 def test_subordination_ratios_recover_the_planted_truth(built: tuple[Path, dict]) -> None:
     db_path, truth = built
-    planted = pl.DataFrame(truth["subordination"])
-    mart = _mart(db_path, "fct_subordination_ratios")
-    joined = mart.join(planted, on=["model", "domain", "race", "gender"], how="inner", nulls_equal=True).filter(
-        (pl.col("expected_subordinate_numerator") >= MIN_EXPECTED_COUNT)
-        & (pl.col("expected_dominant_numerator") >= MIN_EXPECTED_COUNT))
+    joined = _subordination_cells(db_path, pl.DataFrame(truth["subordination"]))
     _check(joined, "subordination_ratio", "expected_ratio", "ci_lower", "ci_upper", "subordination ratios")
 
 
@@ -121,9 +118,7 @@ def test_occupation_shares_recover_the_planted_truth(built: tuple[Path, dict]) -
     mart = _mart(db_path, "fct_occupation_representation_ratios")
     keys = ["model", "occupation", "condition", "race", "gender"]
     assert mart.join(planted, on=keys, how="anti", nulls_equal=True).is_empty(), "mart rows with no planted truth"
-    joined = mart.join(planted, on=keys, how="inner", nulls_equal=True).filter(
-        (pl.col("expected_numerator") >= MIN_EXPECTED_COUNT)
-        & (pl.col("expected_denominator") - pl.col("expected_numerator") >= MIN_EXPECTED_COUNT))
+    joined = _share_cells(mart, planted, keys)
     _check(joined, "observed_share", "planted_share", "share_ci_lower", "share_ci_upper", "occupation shares")
 
 
@@ -147,10 +142,7 @@ def test_occupation_mart_matches_the_independent_computation(built: tuple[Path, 
 def test_the_comparison_rejects_a_wrong_truth(built: tuple[Path, dict]) -> None:
     """Negative control: claiming 'no subordination at all' (every ratio 1) must fail the same rule."""
     db_path, truth = built
-    planted = pl.DataFrame(truth["subordination"]).with_columns(pl.lit(1.0).alias("expected_ratio"))
-    mart = _mart(db_path, "fct_subordination_ratios")
-    joined = mart.join(planted, on=["model", "domain", "race", "gender"], how="inner", nulls_equal=True).filter(
-        (pl.col("expected_subordinate_numerator") >= MIN_EXPECTED_COUNT)
-        & (pl.col("expected_dominant_numerator") >= MIN_EXPECTED_COUNT))
+    joined = _subordination_cells(
+        db_path, pl.DataFrame(truth["subordination"]).with_columns(pl.lit(1.0).alias("expected_ratio")))
     with pytest.raises(AssertionError):
         _check(joined, "subordination_ratio", "expected_ratio", "ci_lower", "ci_upper", "wrong truth")

@@ -219,6 +219,16 @@ def _owner_record(purpose: str) -> dict:
 
 
 @contextmanager
+def _registered(db_path: Path, held: HeldLock) -> Iterator[HeldLock]:
+    """This process holds db_path's lock for the block: a nested warehouse_lock reuses it."""
+    _held[db_path] = held
+    try:
+        yield held
+    finally:
+        del _held[db_path]
+
+
+@contextmanager
 def warehouse_lock(db_path: Path, purpose: str, shared: bool = False,
                    wait: float | None = None) -> Iterator[HeldLock]:
     """Hold the warehouse's lock for the block. A writer (shared False) is refused at once (WarehouseBusy) when
@@ -239,12 +249,8 @@ def warehouse_lock(db_path: Path, purpose: str, shared: bool = False,
     path = lock_path(db_path)
     fd = _open_lock_file(path, shared)
     if fd is None:  # a reader of a folder nobody can build in
-        held = HeldLock(path, None, 1, None, shared=True)
-        _held[db_path] = held
-        try:
+        with _registered(db_path, HeldLock(path, None, 1, None, shared=True)) as held:
             yield held
-        finally:
-            del _held[db_path]
         return
     try:
         if shared:
@@ -260,12 +266,10 @@ def warehouse_lock(db_path: Path, purpose: str, shared: bool = False,
         stale = previous if previous and previous.get("pid") != os.getpid() else None
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(_owner_record(purpose)) + "\n").encode(), 0)
-    held = HeldLock(path, fd, 1, stale, shared=shared)
-    _held[db_path] = held
     try:
-        yield held
+        with _registered(db_path, HeldLock(path, fd, 1, stale, shared=shared)) as held:
+            yield held
     finally:
-        del _held[db_path]
         if not shared:
             os.ftruncate(fd, 0)  # leave an empty file: the next owner writes its own name
         os.close(fd)

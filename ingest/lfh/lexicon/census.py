@@ -54,14 +54,20 @@ def _numeric(column: str, dtype: pl.DataType) -> pl.Expr:
     return pl.col(column).cast(pl.Float64)
 
 
-def read_census_first_names(parquet: bytes, origin: str) -> CensusTable:
-    raw = pl.read_parquet(io.BytesIO(parquet))
-    missing = [column for column in COLUMN_MAP if column not in raw.columns]
+def require_columns(raw: pl.DataFrame, expected: dict[str, str], origin: str, table: str, mapping: str) -> None:
+    """Raises ValueError naming origin, the columns missing and those found, when a column of `expected` is not
+    in raw: the source table changed shape, and `mapping` (where `expected` is defined) needs updating."""
+    missing = [column for column in expected if column not in raw.columns]
     if missing:
         raise ValueError(
             f"{origin}: missing column(s) {', '.join(missing)}; found {', '.join(raw.columns)}. "
-            "The Census first-name table changed shape: update lfh.lexicon.census.COLUMN_MAP."
+            f"{table} changed shape: update {mapping}."
         )
+
+
+def read_census_first_names(parquet: bytes, origin: str) -> CensusTable:
+    raw = pl.read_parquet(io.BytesIO(parquet))
+    require_columns(raw, COLUMN_MAP, origin, "The Census first-name table", "lfh.lexicon.census.COLUMN_MAP")
     numbered = raw.with_row_index("source_row", offset=1)
     is_aggregate = pl.col("name").str.strip_chars().str.to_uppercase().is_in(list(AGGREGATE_ROW_NAMES))
     dropped = numbered.filter(is_aggregate).height

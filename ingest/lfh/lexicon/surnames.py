@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from lfh.lexicon.census import require_columns
+
 COLUMN_MAP: dict[str, str] = {
     "name": "surname",
     "white": "pct_white",
@@ -45,12 +47,7 @@ def read_census_surnames(csv: bytes, origin: str) -> SurnameTable:
         raw = pl.read_csv(io.BytesIO(csv), infer_schema=False)
     except pl.exceptions.PolarsError as exc:
         raise ValueError(f"{origin}: not a readable CSV ({exc})") from exc
-    missing = [column for column in COLUMN_MAP if column not in raw.columns]
-    if missing:
-        raise ValueError(
-            f"{origin}: missing column(s) {', '.join(missing)}; found {', '.join(raw.columns)}. "
-            "The surname table changed shape: update lfh.lexicon.surnames.COLUMN_MAP."
-        )
+    require_columns(raw, COLUMN_MAP, origin, "The surname table", "lfh.lexicon.surnames.COLUMN_MAP")
     numbered = raw.with_row_index("source_row", offset=1)
     name = pl.col("name").str.strip_chars()
     dropped_mask = name.is_null() | (name == "") | name.str.to_uppercase().is_in(list(AGGREGATE_ROW_NAMES))

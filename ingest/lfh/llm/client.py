@@ -9,7 +9,7 @@ import asyncio
 import random
 import socket
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,15 @@ class Completion:
     first_offset: int  # position of texts[0] among the job's n samples
     prompt_tokens: int | None
     completion_tokens: int | None
+
+    def samples(self) -> Iterator[tuple[int, str | None, dict[str, int | None]]]:
+        """(sample index, text, token usage) of each text: the sample's index in job.meta["samples"], and the
+        call's usage on its first text only (usage is per HTTP call: charged once), zeros on the others."""
+        for position, text in enumerate(self.texts):
+            first = position == 0
+            yield self.job.meta["samples"][self.first_offset + position], text, {
+                "prompt_tokens": self.prompt_tokens if first else 0,
+                "completion_tokens": self.completion_tokens if first else 0}
 
 
 @dataclass

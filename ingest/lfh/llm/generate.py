@@ -85,22 +85,14 @@ def story_records(config: ModelConfig) -> Any:
 
     def to_records(completion: Completion) -> list[dict[str, Any]]:
         prompt = by_id[completion.job.meta["prompt_id"]]
-        samples = completion.job.meta["samples"]
         stamp = now_iso()
-        records = []
-        for position, text in enumerate(completion.texts):
-            sample = samples[completion.first_offset + position]
-            first = position == 0  # usage is per HTTP call: charged once, on the call's first story
-            records.append({
-                # a generator's own id: one story per (model, prompt, sample), stable across resumed runs
-                "story_id": identity.story_id(canonical, prompt.query, text or "", sample + 1),
-                "model": config.name, "model_id": config.model, "query": prompt.query,
-                "subject": prompt.subject, "object": prompt.object, "text": text, "time": stamp,
-                "prompt_id": prompt.prompt_id, "story_index": sample,
-                "prompt_tokens": completion.prompt_tokens if first else 0,
-                "completion_tokens": completion.completion_tokens if first else 0,
-            })
-        return records
+        return [{
+            # a generator's own id: one story per (model, prompt, sample), stable across resumed runs
+            "story_id": identity.story_id(canonical, prompt.query, text or "", sample + 1),
+            "model": config.name, "model_id": config.model, "query": prompt.query,
+            "subject": prompt.subject, "object": prompt.object, "text": text, "time": stamp,
+            "prompt_id": prompt.prompt_id, "story_index": sample, **usage,
+        } for sample, text, usage in completion.samples()]
 
     return to_records
 

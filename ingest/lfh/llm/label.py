@@ -241,20 +241,15 @@ def label_records(config: ModelConfig, prompt_version: str, samples: int, stored
     """Records of one completion; each (story, sample) is also added to `stored`, the samples on disk now."""
     def to_records(completion: Completion) -> list[dict[str, Any]]:
         story = completion.job.meta["story_id"]
-        chosen = completion.job.meta["samples"]
         request_text = completion.job.messages[0]["content"]
         stamp = now_iso()
         records = []
-        for position, text in enumerate(completion.texts):
-            sample = chosen[completion.first_offset + position]
-            first = position == 0  # usage is per HTTP call: charged once, on the call's first sample
+        for sample, text, usage in completion.samples():
             records.append({
                 "response_id": identity.response_id(story, config.name, prompt_version, sample),
                 "story_id": story, "labeler_model": config.name, "labeler_model_id": config.model,
                 "prompt_version": prompt_version, "samples_requested": samples, "sample_index": sample,
-                "request_text": request_text, "response_text": text, "time": stamp,
-                "prompt_tokens": completion.prompt_tokens if first else 0,
-                "completion_tokens": completion.completion_tokens if first else 0,
+                "request_text": request_text, "response_text": text, "time": stamp, **usage,
             })
             if stored is not None:
                 stored.add(sample_key(story, sample))
