@@ -1,8 +1,8 @@
-"""The cell/pool composite of the corrected shares (var ppi_cell_pool_rule = 'composite', macros/stats/ppi_composite.sql,
-docs/CORRECTION.md "Cell and pool: a composite rectifier") against an independent numpy statement of it, on random
-characters of five models whose labeler errs at model-dependent rates; and its variance formula's properties (no
-own label: the pool plus tau2; tau2 = 0: the pool; never larger with more own hand labels) evaluated from the macro
-itself over a grid.
+"""The cell/pool composite of the corrected shares (var ppi_cell_pool_rule = 'composite',
+macros/stats/ppi_composite.sql, docs/CORRECTION.md "Cell and pool: a composite rectifier") against an independent
+numpy statement of it, on random characters of five models whose labeler errs at model-dependent rates; and its
+variance formula's properties (no own label: the pool plus tau2; tau2 = 0: the pool; never larger with more own
+hand labels) evaluated from the macro itself over a grid.
 
 The reference works from the units, not from the SQL's sums: each share by the paper's PPI formulas (as in
 tests/test_ppi_reference.py), the share-linearised rectifier of every hand-labeled unit, the one-way ANOVA /
@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import jinja2
 import numpy as np
+import polars as pl
 import pytest
 from scipy.stats import chi2, norm
 
@@ -116,15 +117,18 @@ def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
                                    {"ppi_stratify": False, "ppi_cell_pool_rule": "composite"})
 
 
+UNIT_COLUMNS = ("story_id", "role", "model", "domain", "condition", "prompt_id", "role_text", "inferred_gender",
+                "hand_gender", "is_hand_labeled")
+
+
 def _run(queries: dict[str, str], rows: list[tuple]) -> dict[tuple, tuple]:
+    """The compiled gender model on `rows` (the columns of int_characters_hand_paired it reads)."""
     connection = duckdb.connect()
-    connection.execute("""create table units (story_id varchar, role varchar, model varchar, domain varchar,
-        condition varchar, prompt_id varchar, role_text varchar, inferred_gender varchar, hand_gender varchar,
-        is_hand_labeled boolean)""")
-    connection.executemany("insert into units values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    result = connection.execute(
-        f"select model, gender, rectifier_source, hand_labeled_n, corrected_share, corrected_share_variance "
-        f"from ({queries['gender'].replace(UNITS, 'units')})").fetchall()
+    schema = {name: pl.Boolean if name == "is_hand_labeled" else pl.String for name in UNIT_COLUMNS}
+    connection.register("units", pl.DataFrame(rows, schema=schema, orient="row").to_arrow())
+    sql = queries["gender"].replace(UNITS, "units")
+    result = connection.execute(f"select model, gender, rectifier_source, hand_labeled_n, corrected_share, "
+                                f"corrected_share_variance from ({sql})").fetchall()
     return {(model, gender): rest for model, gender, *rest in result}
 
 
@@ -151,12 +155,14 @@ def test_composite_matches_the_numpy_reference(queries: dict[str, str]) -> None:
 
 def _render(expression: str) -> str:
     """A macro of ppi_composite.sql rendered by plain Jinja (the variance macros use no dbt context)."""
-    return jinja2.Environment(extensions=["jinja2.ext.do"]).from_string(MACROS.read_text() + expression).render().strip()
+    environment = jinja2.Environment(extensions=["jinja2.ext.do"])
+    return environment.from_string(MACROS.read_text() + expression).render().strip()
 
 
 def test_the_composite_variance_never_grows_with_more_own_hand_labels() -> None:
-    """(1 - B) V_c + B^2 (V_P + tau2 sum w^2) from the macro, over a grid of sigma2, tau2, V_P, sum w^2 and n_c = 0..200:
-    non-increasing in n_c; at n_c = 0 it is V_P + tau2 (1 + sum w^2); with tau2 = 0 it is V_P (the pool)."""
+    """(1 - B) V_c + B^2 (V_P + tau2 sum w^2) from the macro, over a grid of sigma2, tau2, V_P, sum w^2 and
+    n_c = 0..200: non-increasing in n_c; at n_c = 0 it is V_P + tau2 (1 + sum w^2); with tau2 = 0 it is V_P (the
+    pool)."""
     variance = _render("{{ ppi_composite_rectifier_variance('sigma2', 'tau2', 'n', 'pool_variance', 'sum_w2') }}")
     weight = _render("{{ ppi_composite_weight('sigma2', 'tau2', 'n') }}")
     connection = duckdb.connect()

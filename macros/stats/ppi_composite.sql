@@ -77,43 +77,35 @@
     {%- set sum_columns = ppi_ratio_sum_columns() -%}
     {%- set cells = ppi_cell_sums(indicators, cell_keys, stratum_keys) -%}
     {%- set pools = ppi_pool_sums(indicators, cell_keys, stratum_keys) -%}
+    {#- (source, lam, sums of the hand-labeled units, which cells): the cell's own hand labels ('All' cells and cells
+        without an unlabeled unit use only these), and every model's for a per-model cell with unlabeled units -#}
+    {%- set sources = [
+        ('cell', 'case when cells.unlabeled_n = 0 then 0 else ' ~ var('ppi_lambda') ~ ' end', 'cells',
+         'cells.labeled_n > 0'),
+        ('pooled', var('ppi_lambda'), 'pools', 'cells.model <> ' ~ all_label ~ ' and cells.unlabeled_n > 0')] -%}
     {%- set candidates -%}
         (
-            -- the cell's own hand labels ('All' cells and cells without an unlabeled unit use only these)
+            {%- for source, lam, labeled, condition in sources %}
             select
                 cells.model,
                 {%- for key in cell_keys %}
                 cells.{{ key }},
                 {%- endfor %}
-                cast('cell' as string) as rectifier_source,
+                cast('{{ source }}' as string) as rectifier_source,
                 cast(cells.labeled_n as bigint) as cell_labeled_n,
                 cast(cells.labeled_sum_ya as double) as cell_labeled_sum_ya,
                 cast(cells.labeled_sum_yb as double) as cell_labeled_sum_yb,
-                cast(case when cells.unlabeled_n = 0 then 0 else {{ var('ppi_lambda') }} end as double) as lam,
+                cast({{ lam }} as double) as lam,
                 {%- for column in sum_columns %}
-                cells.{{ column }}{% if not loop.last %},{% endif %}
+                {{ 'cells' if column.startswith('unlabeled') else labeled }}.{{ column }}{% if not loop.last %},{% endif %}
                 {%- endfor %}
             from ({{ cells }}) as cells
             inner join ({{ pools }}) as pools on {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
-            where pools.labeled_n > 0 and cells.labeled_n > 0
+            where pools.labeled_n > 0 and {{ condition }}
+            {%- if not loop.last %}
             union all
-            -- every model's, for a per-model cell with units without a hand label
-            select
-                cells.model,
-                {%- for key in cell_keys %}
-                cells.{{ key }},
-                {%- endfor %}
-                cast('pooled' as string) as rectifier_source,
-                cast(cells.labeled_n as bigint) as cell_labeled_n,
-                cast(cells.labeled_sum_ya as double) as cell_labeled_sum_ya,
-                cast(cells.labeled_sum_yb as double) as cell_labeled_sum_yb,
-                cast({{ var('ppi_lambda') }} as double) as lam,
-                {%- for column in sum_columns %}
-                {{ 'cells' if column.startswith('unlabeled') else 'pools' }}.{{ column }}{% if not loop.last %},{% endif %}
-                {%- endfor %}
-            from ({{ cells }}) as cells
-            inner join ({{ pools }}) as pools on {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
-            where pools.labeled_n > 0 and cells.model <> {{ all_label }} and cells.unlabeled_n > 0
+            {%- endif %}
+            {%- endfor %}
         ) as candidates
     {%- endset -%}
     {%- set carried = ['lam', 'labeled_n', 'raw_share', 'corrected_share', 'corrected_share_variance',
