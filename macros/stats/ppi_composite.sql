@@ -77,6 +77,8 @@
     {%- set sum_columns = ppi_ratio_sum_columns() -%}
     {%- set cells = ppi_cell_sums(indicators, cell_keys, stratum_keys) -%}
     {%- set pools = ppi_pool_sums(indicators, cell_keys, stratum_keys) -%}
+    {#- each model's own hand labels for sigma2 and tau2: the per-model cells' sums (unscaled by any f-term choice) -#}
+    {%- set model_sums = ppi_stratified_sums(indicators, ['model'] + cell_keys, stratum_keys) -%}
     {#- (source, lam, sums of the hand-labeled units, which cells): the cell's own hand labels ('All' cells and cells
         without an unlabeled unit use only these), and every model's for a per-model cell with unlabeled units -#}
     {%- set sources = [
@@ -222,10 +224,9 @@
                                 ) as estimates
                                 group by model, {{ keys }}
                             ) as cell_rows
-                            left join ({{ cells }}) as k
+                            left join ({{ model_sums }}) as k
                                 on {{ ppi_join_on_keys('cell_rows', 'k', cell_keys) }}
                                 and cell_rows.has_pool = 1
-                                and k.model <> {{ all_label }}
                                 and k.labeled_n > 0
                                 and cell_rows.pool_ppi_mean_b > 0
                         ) as models
