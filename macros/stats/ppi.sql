@@ -266,9 +266,12 @@
     (docs/CORRECTION.md): `indicators` holds a column model, the cell_keys, is_hand_labeled, the indicators f_a, f_b
     (machine) and y_a, y_b (hand), and unit_count (how many units share the row's values). A cell is model x
     cell_keys, plus the same over every model (model = var all_models_label); its pool is the cell_keys summed over
-    every model (so the 'All' cell is its own pool). The rectifier comes from the cell or the pool by
-    ppi_cell_or_pool_columns(); only cells whose pool has a hand label get a row; estimates are null where the chosen
-    source has fewer than var ppi_min_hand_labeled hand-labeled units. The interval is ppi_ratio_select()'s, then a
+    every model (so the 'All' cell is its own pool). How a per-model cell uses its own hand labels and the pool's is
+    var ppi_cell_pool_rule: 'composite' (default; ppi_composite_estimates, macros/stats/ppi_composite.sql: a
+    Fay-Herriot composite of the two, weighted by the between-model spread of the labeler's error) or 'switch'
+    (ppi_switch_estimates: its own from var ppi_cell_min_hand_labeled of them, else the pool's,
+    ppi_cell_or_pool_columns()); only cells whose pool has a hand label get a row; estimates are null where the
+    source (the pool, for a composite row) has fewer than var ppi_min_hand_labeled hand-labeled units. The interval is ppi_ratio_select()'s, then a
     pooled cell's own hand labels keep 0 (none of them in the category) and 1 (all of them) inside it
     (ppi_interval_widen_*; docs/CORRECTION.md, "The interval"). Emits one query with the columns model,
     cell_keys, rectifier_source, lam, unlabeled_n, hand_labeled_n, corrected_share, corrected_share_ci_lower,
