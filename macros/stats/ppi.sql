@@ -134,9 +134,10 @@
     query with key_columns, lam, unlabeled_n, labeled_n, ppi_mean_a, ppi_mean_b, corrected_share (projected
     onto [0, 1]), corrected_share_variance and corrected_share_ci_lower / _upper (macros/stats/ppi_interval.sql:
     the normal interval on the delta-method variance, widened at the boundary to the hand labels' own Wilson
-    bound, so that it has width and keeps every share they cannot rule out). Null estimates where labeled_n = 0 or
+    bound, so that it has width and keeps every share they cannot rule out; interval = false leaves them null, for a
+    caller that forms the interval itself). Null estimates where labeled_n = 0 or
     the estimate of b is not positive (no units in the subset). Nested selects, not lateral aliases, so every adapter runs it. -#}
-{% macro ppi_ratio_select(relation, key_columns, lam_column='lam') -%}
+{% macro ppi_ratio_select(relation, key_columns, lam_column='lam', interval=true) -%}
     {%- set keys = key_columns | join(', ') -%}
     select
         {{ keys }},
@@ -152,10 +153,15 @@
         interval_hand_n,
         labeled_sum_ya,
         labeled_sum_yb,
+        {%- if interval %}
         {{ ppi_interval_lower('raw_share', 'corrected_share', 'share_variance', 'interval_hand_n', 'labeled_sum_yb',
                               'labeled_sum_ya') }} as corrected_share_ci_lower,
         {{ ppi_interval_upper('raw_share', 'corrected_share', 'share_variance', 'interval_hand_n', 'labeled_sum_yb',
                               'labeled_sum_ya') }} as corrected_share_ci_upper
+        {%- else %}
+        cast(null as double) as corrected_share_ci_lower,
+        cast(null as double) as corrected_share_ci_upper
+        {%- endif %}
     from (
     select
         *,

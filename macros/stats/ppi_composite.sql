@@ -75,49 +75,96 @@
     {%- set keys = cell_keys | join(', ') -%}
     {%- set all_label = "'" ~ var('all_models_label') ~ "'" -%}
     {%- set sum_columns = ppi_ratio_sum_columns() -%}
-    {%- set cells = ppi_cell_sums(indicators, cell_keys, stratum_keys) -%}
     {%- set pools = ppi_pool_sums(indicators, cell_keys, stratum_keys) -%}
     {#- each model's own hand labels for sigma2 and tau2: the per-model cells' sums (unscaled by any f-term choice) -#}
     {%- set model_sums = ppi_stratified_sums(indicators, ['model'] + cell_keys, stratum_keys) -%}
-    {#- (source, lam, sums of the hand-labeled units, which cells): the cell's own hand labels ('All' cells and cells
-        without an unlabeled unit use only these), and every model's for a per-model cell with unlabeled units -#}
-    {%- set sources = [
-        ('cell', 'case when cells.unlabeled_n = 0 then 0 else ' ~ var('ppi_lambda') ~ ' end', 'cells',
-         'cells.labeled_n > 0'),
-        ('pooled', var('ppi_lambda'), 'pools', 'cells.model <> ' ~ all_label ~ ' and cells.unlabeled_n > 0')] -%}
+    {#- Two candidate rectifiers per cell: its own hand labels ('cell': every cell with some; 'All' cells and cells
+        without an unlabeled unit use only these) and every model's ('pooled': a per-model cell with unlabeled units).
+        One join of cells and pools, crossed with the two sources, not two copies of it: the compiled SQL stays small
+        enough for sqlfluff's parser. -#}
     {%- set candidates -%}
         (
-            {%- for source, lam, labeled, condition in sources %}
             select
                 cells.model,
                 {%- for key in cell_keys %}
                 cells.{{ key }},
                 {%- endfor %}
-                cast('{{ source }}' as string) as rectifier_source,
+                sources.rectifier_source,
                 cast(cells.labeled_n as bigint) as cell_labeled_n,
                 cast(cells.labeled_sum_ya as double) as cell_labeled_sum_ya,
                 cast(cells.labeled_sum_yb as double) as cell_labeled_sum_yb,
-                cast({{ lam }} as double) as lam,
+                cast(case when sources.rectifier_source = 'cell' and cells.unlabeled_n = 0 then 0
+                          else {{ var('ppi_lambda') }} end as double) as lam,
                 {%- for column in sum_columns %}
-                {{ 'cells' if column.startswith('unlabeled') else labeled }}.{{ column }}{% if not loop.last %},{% endif %}
+                {%- if column.startswith('unlabeled') %}
+                cells.{{ column }},
+                {%- else %}
+                case when sources.rectifier_source = 'cell' then cells.{{ column }} else pools.{{ column }} end
+                    as {{ column }}{% if not loop.last %},{% endif %}
+                {%- endif %}
                 {%- endfor %}
-            from ({{ cells }}) as cells
+            from ({{ model_sums }}) as cells
             inner join ({{ pools }}) as pools on {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
-            where pools.labeled_n > 0 and {{ condition }}
-            {%- if not loop.last %}
+            cross join (
+                select cast('cell' as string) as rectifier_source
+                union all
+                select cast('pooled' as string) as rectifier_source
+            ) as sources
+            where pools.labeled_n > 0
+                and ((sources.rectifier_source = 'cell' and cells.labeled_n > 0)
+                     or (sources.rectifier_source = 'pooled' and cells.unlabeled_n > 0))
             union all
-            {%- endif %}
-            {%- endfor %}
+            -- the 'All' cell: its own pool, its own hand labels
+            select
+                cast({{ all_label }} as string) as model,
+                {%- for key in cell_keys %}
+                pools.{{ key }},
+                {%- endfor %}
+                cast('cell' as string) as rectifier_source,
+                cast(pools.labeled_n as bigint) as cell_labeled_n,
+                cast(pools.labeled_sum_ya as double) as cell_labeled_sum_ya,
+                cast(pools.labeled_sum_yb as double) as cell_labeled_sum_yb,
+                cast(case when pools.unlabeled_n = 0 then 0 else {{ var('ppi_lambda') }} end as double) as lam,
+                {%- for column in sum_columns %}
+                pools.{{ column }}{% if not loop.last %},{% endif %}
+                {%- endfor %}
+            from ({{ pools }}) as pools
+            where pools.labeled_n > 0
         ) as candidates
     {%- endset -%}
     {%- set carried = ['lam', 'labeled_n', 'raw_share', 'corrected_share', 'corrected_share_variance',
                        'rectifier_share_variance', 'ppi_mean_b', 'interval_hand_n', 'labeled_sum_ya',
-                       'labeled_sum_yb', 'corrected_share_ci_lower', 'corrected_share_ci_upper'] -%}
-    {%- set pivot_columns = ['cell_labeled_n', 'cell_labeled_sum_ya', 'cell_labeled_sum_yb', 'unlabeled_n',
-                             'has_pool'] -%}
-    {%- for column in carried -%}
-        {%- do pivot_columns.append('own_' ~ column) -%}
-        {%- do pivot_columns.append('pool_' ~ column) -%}
+                       'labeled_sum_yb'] -%}
+    {#- the pool's moments over its models k (aggregates of the joined rows below) -#}
+    {%- set moments = {
+        'pool_models': 'cast(count(k_n) as double)',
+        'within_model_variance': 'case when sum(k_n) > count(k_n) then sum(k_q - k_s * k_s / k_n)'
+                                 ' / cast(sum(k_n) - count(k_n) as double) end',
+        'between_model_sum_squares': '(sum(k_s * k_s / k_n) - sum(k_s) * sum(k_s) / sum(k_n))',
+        'pool_n_spread': '(sum(k_n) - sum(k_n * k_n) / sum(k_n))'} -%}
+    {#- tau2: the upper confidence value of the between-model variance, from those aggregates -#}
+    {%- set tau2 -%}
+        case when {{ moments['pool_models'] }} >= 2 and {{ moments['pool_n_spread'] }} > 0
+                  and {{ moments['within_model_variance'] }} is not null then
+            greatest(cast(0 as double), ({{ moments['pool_models'] }} - 1)
+                * ({{ moments['between_model_sum_squares'] }}
+                   / {{ chi_square_lower_quantile(moments['pool_models'] ~ ' - 1', var('ppi_composite_tau2_z')) }}
+                   - {{ moments['within_model_variance'] }}) / {{ moments['pool_n_spread'] }})
+        else cast(0 as double) end
+    {%- endset -%}
+    {%- set weight = ppi_composite_weight('within_model_variance', 'between_model_variance',
+                                          'coalesce(cell_labeled_n, 0)') -%}
+    {#- the estimate and the hand counts its interval rests on: the composite's (the pool's counts) or the cell's
+        own -#}
+    {%- set chosen = {} -%}
+    {%- for name, composite, own in [
+            ('raw_share', 'composite_raw_share', 'own_raw_share'),
+            ('share', clamp_unit_interval('composite_raw_share'), 'own_corrected_share'),
+            ('variance', 'composite_variance', 'own_corrected_share_variance'),
+            ('hand_n', 'pool_interval_hand_n', 'own_interval_hand_n'),
+            ('hand_subset_n', 'pool_labeled_sum_yb', 'own_labeled_sum_yb'),
+            ('hand_category_n', 'pool_labeled_sum_ya', 'own_labeled_sum_ya')] -%}
+        {%- do chosen.update({name: '(case when has_pool = 1 then ' ~ composite ~ ' else ' ~ own ~ ' end)'}) -%}
     {%- endfor -%}
     select
         model,
@@ -132,111 +179,63 @@
         cell_labeled_sum_yb,
         case when has_pool = 1 then pool_weight end as pool_weight,
         case when has_pool = 1 then between_model_variance end as between_model_variance,
-        case when has_pool = 1 then {{ clamp_unit_interval('composite_raw_share') }} else own_corrected_share end
-            as corrected_share,
-        case when has_pool = 1 then composite_variance else own_corrected_share_variance end
-            as corrected_share_variance,
-        case when has_pool = 1
-            then {{ ppi_interval_lower('composite_raw_share', clamp_unit_interval('composite_raw_share'),
-                                       'composite_variance', 'pool_interval_hand_n', 'pool_labeled_sum_yb',
-                                       'pool_labeled_sum_ya') }}
-            else own_corrected_share_ci_lower
-        end as corrected_share_ci_lower,
-        case when has_pool = 1
-            then {{ ppi_interval_upper('composite_raw_share', clamp_unit_interval('composite_raw_share'),
-                                       'composite_variance', 'pool_interval_hand_n', 'pool_labeled_sum_yb',
-                                       'pool_labeled_sum_ya') }}
-            else own_corrected_share_ci_upper
-        end as corrected_share_ci_upper
+        {{ chosen['share'] }} as corrected_share,
+        {{ chosen['variance'] }} as corrected_share_variance,
+        {{ ppi_interval_lower(chosen['raw_share'], chosen['share'], chosen['variance'], chosen['hand_n'],
+                              chosen['hand_subset_n'], chosen['hand_category_n']) }} as corrected_share_ci_lower,
+        {{ ppi_interval_upper(chosen['raw_share'], chosen['share'], chosen['variance'], chosen['hand_n'],
+                              chosen['hand_subset_n'], chosen['hand_category_n']) }} as corrected_share_ci_upper
     from (
         select
             *,
+            {{ weight }} as pool_weight,
             case when pool_raw_share is not null
-                then (1 - pool_weight) * coalesce(own_raw_share, pool_raw_share) + pool_weight * pool_raw_share
+                then (1 - {{ weight }}) * coalesce(own_raw_share, pool_raw_share) + {{ weight }} * pool_raw_share
             end as composite_raw_share,
             pool_corrected_share_variance - pool_rectifier_share_variance
             + {{ ppi_composite_rectifier_variance('within_model_variance', 'between_model_variance',
                                                   'coalesce(cell_labeled_n, 0)', 'pool_rectifier_share_variance',
                                                   'pool_weight_squares') }} as composite_variance
         from (
+            -- per cell: its own and its pooled estimate side by side, and the pool's models' linearised
+            -- rectifiers summed over the models k (joined to the pooled row only)
             select
-                *,
-                {{ ppi_composite_weight('within_model_variance', 'between_model_variance',
-                                        'coalesce(cell_labeled_n, 0)') }} as pool_weight
+                model,
+                {%- for key in cell_keys %}
+                {{ key }},
+                {%- endfor %}
+                max(cell_labeled_n) as cell_labeled_n,
+                max(cell_labeled_sum_ya) as cell_labeled_sum_ya,
+                max(cell_labeled_sum_yb) as cell_labeled_sum_yb,
+                max(unlabeled_n) as unlabeled_n,
+                max(case when rectifier_source = 'pooled' then 1 else 0 end) as has_pool,
+                {%- for column in carried %}
+                max(case when rectifier_source = 'cell' then {{ column }} end) as own_{{ column }},
+                max(case when rectifier_source = 'pooled' then {{ column }} end) as pool_{{ column }},
+                {%- endfor %}
+                {{ moments['within_model_variance'] }} as within_model_variance,
+                {{ tau2 }} as between_model_variance,
+                sum(k_n * k_n) / (sum(k_n) * sum(k_n)) as pool_weight_squares
             from (
                 select
-                    *,
-                    case when pool_models >= 2 and pool_n_spread > 0 and within_model_variance is not null then
-                        greatest(cast(0 as double), (pool_models - 1)
-                            * (between_model_sum_squares
-                               / {{ chi_square_lower_quantile('pool_models - 1', var('ppi_composite_tau2_z')) }}
-                               - within_model_variance) / pool_n_spread)
-                    else cast(0 as double) end as between_model_variance
+                    estimates.*,
+                    cast(k.labeled_n as double) as k_n,
+                    {{ ppi_linearised_rectifier_sum('k', 'estimates.lam', 'estimates.raw_share',
+                                                    'estimates.ppi_mean_b') }} as k_s,
+                    {{ ppi_linearised_rectifier_sum('k', 'estimates.lam', 'estimates.raw_share',
+                                                    'estimates.ppi_mean_b', squared=true) }} as k_q
                 from (
-                    select
-                        *,
-                        case when pool_n > pool_models
-                            then within_model_sum_squares / cast(pool_n - pool_models as double)
-                        end as within_model_variance,
-                        pool_between_sum - pool_e_sum * pool_e_sum / cast(pool_n as double) as between_model_sum_squares,
-                        cast(pool_n as double) - pool_n_squares / cast(pool_n as double) as pool_n_spread,
-                        pool_n_squares / (cast(pool_n as double) * cast(pool_n as double)) as pool_weight_squares
-                    from (
-                        -- per cell: its pool's models' linearised rectifiers (sums over the models k)
-                        select
-                            {%- for column in ['model'] + cell_keys + pivot_columns %}
-                            {{ column }},
-                            {%- endfor %}
-                            cast(count(k_n) as double) as pool_models,
-                            cast(coalesce(sum(k_n), 0) as double) as pool_n,
-                            cast(sum(k_n * k_n) as double) as pool_n_squares,
-                            sum(k_s) as pool_e_sum,
-                            sum(k_s * k_s / k_n) as pool_between_sum,
-                            sum(k_q - k_s * k_s / k_n) as within_model_sum_squares
-                        from (
-                            select
-                                cell_rows.*,
-                                cast(k.labeled_n as double) as k_n,
-                                {{ ppi_linearised_rectifier_sum('k', 'cell_rows.pool_lam', 'cell_rows.pool_raw_share',
-                                                                'cell_rows.pool_ppi_mean_b') }} as k_s,
-                                {{ ppi_linearised_rectifier_sum('k', 'cell_rows.pool_lam', 'cell_rows.pool_raw_share',
-                                                                'cell_rows.pool_ppi_mean_b', squared=true) }} as k_q
-                            from (
-                                select
-                                    model,
-                                    {%- for key in cell_keys %}
-                                    {{ key }},
-                                    {%- endfor %}
-                                    max(cell_labeled_n) as cell_labeled_n,
-                                    max(cell_labeled_sum_ya) as cell_labeled_sum_ya,
-                                    max(cell_labeled_sum_yb) as cell_labeled_sum_yb,
-                                    max(unlabeled_n) as unlabeled_n,
-                                    max(case when rectifier_source = 'pooled' then 1 else 0 end) as has_pool,
-                                    {%- for column in carried %}
-                                    max(case when rectifier_source = 'cell' then {{ column }} end) as own_{{ column }},
-                                    max(case when rectifier_source = 'pooled' then {{ column }} end)
-                                        as pool_{{ column }}{% if not loop.last %},{% endif %}
-                                    {%- endfor %}
-                                from (
-                                    {{ ppi_ratio_select(candidates, ['model'] + cell_keys + [
-                                        'rectifier_source', 'cell_labeled_n', 'cell_labeled_sum_ya',
-                                        'cell_labeled_sum_yb']) }}
-                                ) as estimates
-                                group by model, {{ keys }}
-                            ) as cell_rows
-                            left join ({{ model_sums }}) as k
-                                on {{ ppi_join_on_keys('cell_rows', 'k', cell_keys) }}
-                                and cell_rows.has_pool = 1
-                                and k.labeled_n > 0
-                                and cell_rows.pool_ppi_mean_b > 0
-                        ) as models
-                        group by
-                            {%- for column in ['model'] + cell_keys + pivot_columns %}
-                            {{ column }}{% if not loop.last %},{% endif %}
-                            {%- endfor %}
-                    ) as pooled_models
-                ) as moments
-            ) as between_models
-        ) as weighted
+                    {{ ppi_ratio_select(candidates, ['model'] + cell_keys + [
+                        'rectifier_source', 'cell_labeled_n', 'cell_labeled_sum_ya',
+                        'cell_labeled_sum_yb'], interval=false) }}
+                ) as estimates
+                left join ({{ model_sums }}) as k
+                    on {{ ppi_join_on_keys('estimates', 'k', cell_keys) }}
+                    and estimates.rectifier_source = 'pooled'
+                    and estimates.ppi_mean_b > 0
+                    and k.labeled_n > 0
+            ) as joined
+            group by model, {{ keys }}
+        ) as pooled
     ) as composite
 {%- endmacro %}
