@@ -75,8 +75,10 @@ def test_wilson_matches_scipy() -> None:
 @pytest.fixture(scope="module")
 def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("ppi_reference")
-    # ppi_py has no stratified estimator: the unstratified one here; tests/test_ppi_stratified.py checks the other
-    return compiled_correction_sql(folder / "empty.duckdb", folder / "target", {"ppi_stratify": False})
+    # ppi_py has no stratified estimator: the unstratified one here; tests/test_ppi_stratified.py checks the other.
+    # The own-or-pool switch: its cells are plain PPI; tests/test_ppi_composite.py checks the composite
+    return compiled_correction_sql(folder / "empty.duckdb", folder / "target",
+                                   {"ppi_stratify": False, "ppi_cell_pool_rule": "switch"})
 
 
 def _characters(rng: np.random.Generator, model: str, condition: str, unlabeled: int, labeled: int) -> list[tuple]:
