@@ -278,9 +278,10 @@
                 from ({{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys) }}) as all_model_cells
             ) as cells
             left join (
-                {{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys) }}
+                {{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys, target_key='model') }}
             ) as pools
-                on {% for key in cell_keys %}cells.{{ key }} = pools.{{ key }}{% if not loop.last %} and {% endif %}{% endfor %}
+                on cells.model = pools.model
+                {%- for key in cell_keys %} and cells.{{ key }} = pools.{{ key }}{% endfor %}
             where pools.labeled_n > 0
         ) as chosen
     {%- endset -%}
