@@ -30,13 +30,16 @@
     ppi_ratio_sums() columns, f scaled for var ppi_machine_mean as above. With target_key (a stratum key, e.g.
     'model'), one copy of every stratum per target value of the group and per var all_models_label, in a column
     named target_key placed first: the f mean whose rectifier these are is that target's cell (every stratum for
-    the all-models label). `stratified`: c_h, s_h per stratum; else the group's c and s. -#}
-{% macro ppi_machine_mean_strata(indicators, group_keys, stratum_keys, stratified, target_key=none) -%}
+    the all-models label). `stratified`: c_h, s_h per stratum; else the group's c and s. machine_mean overrides the
+    var. -#}
+{% macro ppi_machine_mean_strata(indicators, group_keys, stratum_keys, stratified, target_key=none,
+                                 machine_mean=none) -%}
     {%- set groups = group_keys | join(', ') -%}
-    {%- set all_units = var('ppi_machine_mean') == 'all_units' -%}
-    {%- if var('ppi_machine_mean') not in ['unlabeled', 'all_units'] -%}
+    {%- set machine_mean = machine_mean or var('ppi_machine_mean') -%}
+    {%- set all_units = machine_mean == 'all_units' -%}
+    {%- if machine_mean not in ['unlabeled', 'all_units'] -%}
         {{ exceptions.raise_compiler_error("var ppi_machine_mean must be 'unlabeled' or 'all_units', got '"
-                                           ~ var('ppi_machine_mean') ~ "'") }}
+                                           ~ machine_mean ~ "'") }}
     {%- endif -%}
     {%- set strata_keys = stratum_keys if stratum_keys | length > 0 else [] -%}
     {%- set partition = group_keys + (['target'] if target_key else []) -%}

@@ -42,14 +42,17 @@
     the stratified estimator above. Without stratum_keys, or with var ppi_stratify false, the plain sums. The f of
     every stratum is first scaled for var ppi_machine_mean (macros/stats/ppi_machine_mean.sql; `unlabeled`: not at
     all). With target_key (a stratum key, 'model'): one row per group and target value (and the all-models label),
-    the target in a first column named target_key: the sums of a pooled rectifier for that target's cell. -#}
-{% macro ppi_stratified_sums(indicators, group_keys, stratum_keys, target_key=none) -%}
+    the target in a first column named target_key: the sums of a pooled rectifier for that target's cell.
+    machine_mean overrides the var (e.g. 'unlabeled': the plain rectifier moments of each model, for the spread of
+    the labeler's error between models). -#}
+{% macro ppi_stratified_sums(indicators, group_keys, stratum_keys, target_key=none, machine_mean=none) -%}
     {%- set stratified = stratum_keys | length > 0 and var('ppi_stratify') -%}
     {%- set outputs = ([target_key] if target_key else []) + group_keys -%}
     {%- set groups = outputs | join(', ') -%}
+    {%- set machine_mean = machine_mean or var('ppi_machine_mean') -%}
     {%- set strata = ppi_machine_mean_strata(indicators, group_keys,
                                              stratum_keys if stratified else ([target_key] if target_key else []),
-                                             stratified, target_key) -%}
+                                             stratified, target_key, machine_mean) -%}
     {%- if not stratified %}
     select
         {{ groups }},
@@ -96,7 +99,7 @@
                 when unlabeled_n > 0 then {{ unlabeled_sum }} / cast(unlabeled_n as double)
                 {#- a stratum without unlabeled units: its f mean is the hand-labeled units' (under all_units their
                     f already enters the rectifier scaled by c_h, and the f mean over the N_h = 0 units is 0) #}
-                {%- if var('ppi_machine_mean') == 'unlabeled' %}
+                {%- if machine_mean == 'unlabeled' %}
                 when labeled_n > 0 then {{ labeled_sum }} / cast(labeled_n as double)
                 {%- endif %}
                 else 0
