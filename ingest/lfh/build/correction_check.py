@@ -396,3 +396,22 @@ def allocation_summary(runs: dict[str, list[AllocationRun]], select: re.Pattern)
         summary[f"{name}_predicted_half_width"] = sum(predicted) / len(predicted) if predicted else float("nan")
         summary[f"{name}_realised_half_width"] = sum(realised) / len(realised) if realised else float("nan")
     return summary
+
+
+# The columns of int_characters_hand_paired that the gender correction reads (UNITS stands for it), in the order
+# run_on_characters() takes them.
+CHARACTER_COLUMNS = (("story_id", "varchar"), ("role", "varchar"), ("model", "varchar"), ("domain", "varchar"),
+                     ("condition", "varchar"), ("prompt_id", "varchar"), ("role_text", "varchar"),
+                     ("inferred_gender", "varchar"), ("hand_gender", "varchar"), ("is_hand_labeled", "boolean"))
+
+
+def run_on_characters(query: str, rows: list[tuple], columns: str) -> list[tuple]:
+    """The gender correction's compiled SQL (compiled_correction_sql()['gender']) run on the given characters
+    (tuples in CHARACTER_COLUMNS order) in a fresh in-memory DuckDB: `select {columns}` from its rows."""
+    connection = duckdb.connect()
+    try:
+        connection.execute(f"create table units ({', '.join(f'{name} {kind}' for name, kind in CHARACTER_COLUMNS)})")
+        connection.executemany(f"insert into units values ({', '.join('?' for _ in CHARACTER_COLUMNS)})", rows)
+        return connection.execute(f"select {columns} from ({query.replace(UNITS, 'units')})").fetchall()
+    finally:
+        connection.close()

@@ -1,0 +1,195 @@
+"""The machine-label mean over all units of a cell (var ppi_machine_mean = all_units; macros/stats/ppi_machine_mean.sql,
+docs/CORRECTION.md "The machine-label mean over all units"):
+
+    theta = lam * mean of f over the T units of the cell + the rectifier (own, pooled, stratified)
+
+checked three ways: (1) its superpopulation variance [Var(y) - Var(y - lam f)] / T + Var(y - lam f) / n, by
+simulation; (2) the compiled gender and couple correction SQL on random units against a numpy statement written
+straight from the definition (every unit's coefficient in theta, the variance summed over the groups of iid units:
+a stratum's unlabeled and its hand-labeled units); (3) an own cell of one stratum against ppi_py with lam N / T
+(the estimator is plain PPI with that lam)."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from lfh.build.correction_check import COUPLES, compiled_correction_sql, run_on_characters
+
+GENDERS = ("female", "male", "nonbinary")
+SWITCH = {"ppi_cell_pool_rule": "switch"}  # the own/pool switch, whose rectifiers the reference below states
+
+
+def test_the_variance_formula_by_simulation() -> None:
+    """T units (y, f) drawn from a fixed joint law, n of them hand-labeled at random: the spread of
+    lam mean_T(f) + mean_n(y - lam f) over 40,000 draws matches [Var y - Var(y - lam f)] / T + Var(y - lam f) / n,
+    and never grows with n."""
+    rng = np.random.default_rng(20)
+    # joint law of (y, f): a binary share with a labeler that errs both ways
+    law = np.array([[0.50, 0.06], [0.10, 0.34]])  # rows y = 0, 1; columns f = 0, 1
+    outcomes = np.array([(y, f) for y in (0, 1) for f in (0, 1)], dtype=float)
+    p = law.reshape(-1)
+    T, draws = 60, 40_000
+    for lam in (1.0, 0.6):
+        d = outcomes[:, 0] - lam * outcomes[:, 1]
+        var_y = p @ outcomes[:, 0] ** 2 - (p @ outcomes[:, 0]) ** 2
+        var_d = p @ d**2 - (p @ d) ** 2
+        formulas = []
+        for n in (10, 30, 50):
+            units = outcomes[rng.choice(4, size=(draws, T), p=p)]
+            labeled = units[:, :n]  # the first n of an iid sample are a random subsample
+            theta = lam * units[:, :, 1].mean(axis=1) + (labeled[:, :, 0] - lam * labeled[:, :, 1]).mean(axis=1)
+            formula = (var_y - var_d) / T + var_d / n
+            assert theta.var() == pytest.approx(formula, rel=0.04), (lam, n)
+            # the same as plain PPI with lam N / T on the N unlabeled units
+            c = lam * (T - n) / T
+            var_f = p @ outcomes[:, 1] ** 2 - (p @ outcomes[:, 1]) ** 2
+            dc = outcomes[:, 0] - c * outcomes[:, 1]
+            assert c * c * var_f / (T - n) + (p @ dc**2 - (p @ dc) ** 2) / n == pytest.approx(formula, rel=1e-12)
+            formulas.append(formula)
+        assert formulas == sorted(formulas, reverse=True)
+
+
+# ------------------------------------------------------------------ the compiled SQL against the definition
+
+
+def _characters(rng: np.random.Generator, model: str, unlabeled: int, labeled: int, error: float) -> list[tuple]:
+    rows = []
+    for index in range(unlabeled + labeled):
+        hand = rng.choice(["female", "male", "nonbinary", "unspecified"], p=[0.45, 0.4, 0.05, 0.1])
+        noise = rng.random()
+        inferred = "nonbinary" if noise < error / 2 else "unspecified" if noise < error else hand
+        is_labeled = index >= unlabeled
+        rows.append((f"{model}-{index}", "subject", model, "labor", "baseline", None, "actor", inferred,
+                     hand if is_labeled else None, is_labeled))
+    return rows
+
+
+def _units(rows: list[tuple], gender: str) -> list[dict]:
+    """(stratum = model, f_a, f_b, y_a, y_b, labeled) of every character."""
+    def indicators(value: str | None) -> tuple[float, float]:
+        return float(value == gender), float(value in GENDERS)
+    return [{"stratum": row[2], "f": indicators(row[7]), "y": indicators(row[8]), "labeled": row[9]} for row in rows]
+
+
+def definition(units: list[dict], cell: set[str], source: set[str], lam: float, f_ddof: int,
+               rectifier_ddof: int) -> tuple[float, float]:
+    """r and Var r of theta = lam * (sum of f over the cell's units) / T_c + sum_h w'_h mean_{n_h}(y - lam f) over
+    the source strata with a hand label (w'_h = T_h / their total), from every unit's coefficients: Var = sum over
+    the groups of iid units (a stratum's unlabeled, its labeled) of size * Var(coefficient . values), linearised at
+    r; f_ddof for the unlabeled groups, rectifier_ddof for the labeled ones."""
+    strata = {unit["stratum"] for unit in units}
+    size = {h: sum(u["stratum"] == h for u in units) for h in strata}
+    labeled_n = {h: sum(u["stratum"] == h and u["labeled"] for u in units) for h in strata}
+    t_cell = sum(size[h] for h in cell)
+    t_labeled = sum(size[h] for h in source if labeled_n[h] > 0)
+    groups: dict[tuple, list[np.ndarray]] = {}
+    theta = np.zeros(2)
+    for unit in units:
+        h = unit["stratum"]
+        f, y = np.array(unit["f"]), np.array(unit["y"])
+        coefficient_f = lam / t_cell if h in cell else 0.0
+        coefficient_y = 0.0
+        if unit["labeled"] and h in source:
+            weight = size[h] / t_labeled / labeled_n[h]
+            coefficient_f -= lam * weight
+            coefficient_y = weight
+        value = coefficient_f * f + coefficient_y * y
+        theta += value
+        groups.setdefault((h, unit["labeled"]), []).append(value)
+    r = theta[0] / theta[1]
+    variance = 0.0
+    for (_, labeled), values in groups.items():
+        linear = np.array(values) @ np.array([1.0, -r]) / theta[1]
+        if len(linear) > 1 and np.any(linear != 0):
+            variance += len(linear) * linear.var(ddof=rectifier_ddof if labeled else f_ddof)
+    return r, variance
+
+
+@pytest.fixture(scope="module")
+def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("ppi_machine_mean")
+    return compiled_correction_sql(folder / "empty.duckdb", folder / "target",
+                                   {"ppi_machine_mean": "all_units", **SWITCH})
+
+
+@pytest.mark.slow
+def test_gender_cells_match_the_definition(queries: dict[str, str]) -> None:
+    """An own cell (M1, 150 of 450 hand-labeled), a pooled cell (M2, 12 of 612: the pool's rectifier, and its own
+    12 units in both terms) and the 'All' cell (strata M1, M2 sampled at 1/3 and 1/50)."""
+    rng = np.random.default_rng(2026)
+    rows = _characters(rng, "M1", 300, 150, error=0.05) + _characters(rng, "M2", 600, 12, error=0.40)
+    measured = {(model, gender): rest for model, gender, *rest in run_on_characters(
+        queries["gender"], rows, "model, gender, rectifier_source, corrected_share, corrected_share_variance")}
+    for gender in GENDERS:
+        units = _units(rows, gender)
+        expected = {"M1": definition(units, {"M1"}, {"M1"}, 1.0, 0, 0),
+                    "M2": definition(units, {"M2"}, {"M1", "M2"}, 1.0, 0, 1),
+                    "All": definition(units, {"M1", "M2"}, {"M1", "M2"}, 1.0, 1, 1)}
+        for model, (r, variance) in expected.items():
+            _, share, measured_variance = measured[(model, gender)]
+            assert share == pytest.approx(min(1.0, max(0.0, r)), abs=1e-12), (model, gender)
+            assert measured_variance == pytest.approx(variance, rel=1e-9), (model, gender)
+    assert measured[("M2", "female")][0] == "pooled" and measured[("M1", "female")][0] == "cell"
+
+
+@pytest.mark.slow
+def test_an_own_cell_is_ppi_python_with_lambda_n_over_t(queries: dict[str, str]) -> None:
+    ppi_py = pytest.importorskip("ppi_py")
+    rng = np.random.default_rng(5)
+    rows = _characters(rng, "M1", 80, 40, error=0.2)
+    measured = {(gender,): rest for model, gender, *rest in run_on_characters(
+        queries["gender"], rows, "model, gender, corrected_share, corrected_share_variance") if model == "M1"}
+    lam = 80 / 120
+    for gender in GENDERS:
+        units = _units(rows, gender)
+        f_u = np.array([u["f"] for u in units if not u["labeled"]])
+        f_l = np.array([u["f"] for u in units if u["labeled"]])
+        y = np.array([u["y"] for u in units if u["labeled"]])
+        theta = [float(np.squeeze(ppi_py.ppi_mean_pointestimate(y[:, k], f_l[:, k], f_u[:, k], lam=lam)))
+                 for k in (0, 1)]
+        r = theta[0] / theta[1]
+        linear = [(array[:, 0] - r * array[:, 1]) / theta[1] for array in (y, f_l, f_u)]
+        lower, upper = ppi_py.ppi_mean_ci(*linear, alpha=0.05, lam=lam)
+        # ppi_py's interval is the mean -/+ z(0.975) sd
+        variance = ((float(np.squeeze(upper)) - float(np.squeeze(lower))) / (2 * norm.ppf(0.975))) ** 2
+        share, measured_variance = measured[(gender,)]
+        assert share == pytest.approx(min(1.0, max(0.0, r)), abs=1e-12), gender
+        assert measured_variance == pytest.approx(variance, rel=1e-9), gender
+
+
+@pytest.mark.slow
+def test_couple_cells_over_two_love_strata_match_the_definition(queries: dict[str, str]) -> None:
+    """A model's couples from power-neutral and power-laden Love stories (two strata, sampled at 1/2 and 1/20)."""
+    rng = np.random.default_rng(11)
+    couples, conditions = [], {}
+    for condition, total, labeled, error in (("baseline", 200, 100, 0.05), ("dominant", 400, 20, 0.5)):
+        for index in range(total):
+            story = f"{condition}-{index}"
+            hand = rng.choice(["female_male", "male_male", "female_female"], p=[0.8, 0.1, 0.1])
+            inferred = None if rng.random() < error else hand
+            is_labeled = index < labeled
+            couples.append((story, "M1", 2, inferred, hand if is_labeled else None, 1, is_labeled))
+            conditions[story] = condition
+    connection = duckdb.connect()
+    connection.execute("create table couples (story_id varchar, model varchar, characters bigint, "
+                       "inferred_couple_type varchar, hand_couple_type varchar, hand_labeled_characters bigint, "
+                       "is_hand_labeled boolean)")
+    connection.executemany("insert into couples values (?, ?, ?, ?, ?, ?, ?)", couples)
+    connection.execute("create table paired (story_id varchar, domain varchar, condition varchar)")
+    connection.executemany("insert into paired values (?, 'love', ?)", list(conditions.items()))
+    query = queries["couple"].replace(COUPLES, "couples")
+    query = re.sub(r'"[^"]*"\."[^"]*"\."int_characters_hand_paired"', "paired", query)
+    measured = {(model, kind): (share, variance) for model, kind, share, variance in connection.execute(
+        f"select model, couple_type, corrected_share, corrected_share_variance from ({query})").fetchall()}
+    for kind in ("female_male", "male_male"):
+        units = [{"stratum": conditions[row[0]], "f": (float(row[3] == kind), float(row[3] is not None)),
+                  "y": (float(row[4] == kind), float(row[4] is not None)), "labeled": row[6]} for row in couples]
+        r, variance = definition(units, {"baseline", "dominant"}, {"baseline", "dominant"}, 1.0, 1, 1)
+        share, measured_variance = measured[("M1", kind)]
+        assert share == pytest.approx(min(1.0, max(0.0, r)), abs=1e-12), kind
+        assert measured_variance == pytest.approx(variance, rel=1e-9), kind
