@@ -15,9 +15,11 @@ import re
 
 import duckdb
 import numpy as np
+import polars as pl
 import pytest
 from scipy.stats import norm
 
+from lfh.audit.plan import MACHINE_MEANS, PlanSettings, build_plan, cell_variance
 from lfh.build.correction_check import COUPLES, compiled_correction_sql, run_on_characters
 
 GENDERS = ("female", "male", "nonbinary")
@@ -77,11 +79,11 @@ def _units(rows: list[tuple], gender: str) -> list[dict]:
 
 
 def definition(units: list[dict], cell: set[str], source: set[str], lam: float, f_ddof: int,
-               rectifier_ddof: int) -> tuple[float, float]:
+               rectifier_ddof: int) -> tuple[float, float, float]:
     """r and Var r of theta = lam * (sum of f over the cell's units) / T_c + sum_h w'_h mean_{n_h}(y - lam f) over
     the source strata with a hand label (w'_h = T_h / their total), from every unit's coefficients: Var = sum over
     the groups of iid units (a stratum's unlabeled, its labeled) of size * Var(coefficient . values), linearised at
-    r; f_ddof for the unlabeled groups, rectifier_ddof for the labeled ones."""
+    r; f_ddof for the unlabeled groups, rectifier_ddof for the labeled ones. Also the estimate of b."""
     strata = {unit["stratum"] for unit in units}
     size = {h: sum(u["stratum"] == h for u in units) for h in strata}
     labeled_n = {h: sum(u["stratum"] == h and u["labeled"] for u in units) for h in strata}
@@ -107,14 +109,20 @@ def definition(units: list[dict], cell: set[str], source: set[str], lam: float, 
         linear = np.array(values) @ np.array([1.0, -r]) / theta[1]
         if len(linear) > 1 and np.any(linear != 0):
             variance += len(linear) * linear.var(ddof=rectifier_ddof if labeled else f_ddof)
-    return r, variance
+    return r, variance, theta[1]
 
 
 @pytest.fixture(scope="module")
-def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
     folder = tmp_path_factory.mktemp("ppi_machine_mean")
-    return compiled_correction_sql(folder / "empty.duckdb", folder / "target",
-                                   {"ppi_machine_mean": "all_units", **SWITCH})
+    return {mode: compiled_correction_sql(folder / "empty.duckdb", folder / f"target_{mode}",
+                                          {"ppi_machine_mean": mode, **SWITCH})
+            for mode in MACHINE_MEANS}
+
+
+@pytest.fixture(scope="module")
+def queries(compiled: dict[str, dict[str, str]]) -> dict[str, str]:
+    return compiled["all_units"]
 
 
 @pytest.mark.slow
@@ -130,7 +138,7 @@ def test_gender_cells_match_the_definition(queries: dict[str, str]) -> None:
         expected = {"M1": definition(units, {"M1"}, {"M1"}, 1.0, 0, 0),
                     "M2": definition(units, {"M2"}, {"M1", "M2"}, 1.0, 0, 1),
                     "All": definition(units, {"M1", "M2"}, {"M1", "M2"}, 1.0, 1, 1)}
-        for model, (r, variance) in expected.items():
+        for model, (r, variance, _) in expected.items():
             _, share, measured_variance = measured[(model, gender)]
             assert share == pytest.approx(min(1.0, max(0.0, r)), abs=1e-12), (model, gender)
             assert measured_variance == pytest.approx(variance, rel=1e-9), (model, gender)
@@ -189,7 +197,68 @@ def test_couple_cells_over_two_love_strata_match_the_definition(queries: dict[st
     for kind in ("female_male", "male_male"):
         units = [{"stratum": conditions[row[0]], "f": (float(row[3] == kind), float(row[3] is not None)),
                   "y": (float(row[4] == kind), float(row[4] is not None)), "labeled": row[6]} for row in couples]
-        r, variance = definition(units, {"baseline", "dominant"}, {"baseline", "dominant"}, 1.0, 1, 1)
+        r, variance, _ = definition(units, {"baseline", "dominant"}, {"baseline", "dominant"}, 1.0, 1, 1)
         share, measured_variance = measured[("M1", kind)]
         assert share == pytest.approx(min(1.0, max(0.0, r)), abs=1e-12), kind
         assert measured_variance == pytest.approx(variance, rel=1e-9), kind
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("machine_mean", MACHINE_MEANS)
+def test_the_plan_predicts_the_marts_variance(compiled: dict[str, dict[str, str]], machine_mean: str) -> None:
+    """lfh.audit.plan mirrors the marts' estimator: with the pilot's own moments (no prior), linearised where the
+    marts' estimate is, at today's hand labels its variance is the mart's (own cell M1, pooled M2, the 'All' cell
+    over two strata sampled at 1/3 and 1/50), under either machine mean."""
+    rng = np.random.default_rng(2026)
+    rows = _characters(rng, "M1", 300, 150, error=0.05) + _characters(rng, "M2", 600, 12, error=0.40)
+    measured = {(model, gender): (share, variance) for model, gender, share, variance in run_on_characters(
+        compiled[machine_mean]["gender"], rows, "model, gender, corrected_share, corrected_share_variance")}
+    frame = pl.DataFrame([(row[0], row[2], [row[2], "labor", "power_neutral"], ["labor", "baseline"], row[7], row[8],
+                           row[9]) for row in rows], orient="row",
+                         schema={"story_id": pl.String, "model": pl.String, "stratum": pl.List(pl.String),
+                                 "key": pl.List(pl.String), "machine": pl.String, "hand": pl.String,
+                                 "is_hand_labeled": pl.Boolean})
+    stories = pl.DataFrame([(row[0], row[2], "labor", "power_neutral", True if row[9] else None) for row in rows],
+                           orient="row", schema={"story_id": pl.String, "model": pl.String, "domain": pl.String,
+                                                 "prompt_condition": pl.String, "hand": pl.Boolean})
+    at = {}
+    for gender in GENDERS:
+        units = _units(rows, gender)
+        sources = {"M1": ({"M1"}, {"M1"}, 0, 0), "M2": ({"M2"}, {"M1", "M2"}, 0, 1),
+                   "All": ({"M1", "M2"}, {"M1", "M2"}, 1, 1)}
+        for model, (cell, source, f_ddof, rectifier_ddof) in sources.items():
+            lam_cell = cell if machine_mean == "all_units" else set()
+            # the estimate the marts linearise at (r, b); the definition's under this machine mean
+            r, _, b = definition(units, cell, source, 1.0, f_ddof, rectifier_ddof) if lam_cell else \
+                _unlabeled_estimate(units, cell, source)
+            at[("gender", model, "labor", "baseline", gender)] = (r, b)
+    settings = PlanSettings(prior_units=0.0, machine_mean=machine_mean)
+    plan = build_plan({"gender": frame}, stories, settings, linearise_at=at)
+    today = plan.labeled_now()
+    checked = 0
+    for cell in plan.cells:
+        share, variance = measured[(cell.model, cell.key[-1])]
+        if variance == 0:
+            continue
+        assert cell.share == pytest.approx(share, abs=1e-12), cell.name
+        assert cell_variance(cell, today, settings) == pytest.approx(variance, rel=1e-9), cell.name
+        checked += 1
+    assert checked == 9
+
+
+def _unlabeled_estimate(units: list[dict], cell: set[str], source: set[str]) -> tuple[float, float, float]:
+    """r and b of METHOD §9's estimator: f over the cell's unlabeled units weighted by stratum size, the source's
+    stratified rectifier."""
+    strata = {unit["stratum"] for unit in units}
+    size = {h: sum(u["stratum"] == h for u in units) for h in strata}
+    t_cell = sum(size[h] for h in cell)
+    labeled_strata = [h for h in source if any(u["stratum"] == h and u["labeled"] for u in units)]
+    t_labeled = sum(size[h] for h in labeled_strata)
+    theta = np.zeros(2)
+    for h in cell:
+        f = np.array([u["f"] for u in units if u["stratum"] == h and not u["labeled"]])
+        theta += size[h] / t_cell * f.mean(axis=0)
+    for h in labeled_strata:
+        d = np.array([np.subtract(u["y"], u["f"]) for u in units if u["stratum"] == h and u["labeled"]])
+        theta += size[h] / t_labeled * d.mean(axis=0)
+    return theta[0] / theta[1], 0.0, theta[1]

@@ -47,25 +47,63 @@ class AuditPlanError(LfhError):
     """The warehouse cannot give a plan (not built, no labeled story), or the request cannot be met."""
 
 
+MACHINE_MEANS = ("unlabeled", "all_units")
+
+
 @dataclass(frozen=True)
 class PlanSettings:
+    """The marts' estimator (the dbt vars the warehouse was built with: `read_plan` reads them) and the plan's own
+    assumptions."""
+
     z: float = 1.96
     cell_min_hand_labeled: int = 20     # var ppi_cell_min_hand_labeled
     min_hand_labeled: int = 20          # var ppi_min_hand_labeled
     assumed_error_rate: float = 0.10    # default labeler error when the family has no hand label
-    prior_units: float = 10.0           # pseudo-units of the confusion-matrix prior in each residual variance
+    prior_units: float = 10.0           # pseudo-units of the confusion-matrix prior in each residual moment
+    lam: float = 1.0                    # var ppi_lambda
+    machine_mean: str = "unlabeled"     # var ppi_machine_mean: the f mean over the unlabeled units or all units
+
+    @classmethod
+    def from_vars(cls, dbt_vars: dict, **overrides: object) -> PlanSettings:
+        """The settings of a build with these dbt vars (missing ones: the defaults above)."""
+        names = {"wilson_z": "z", "ppi_cell_min_hand_labeled": "cell_min_hand_labeled",
+                 "ppi_min_hand_labeled": "min_hand_labeled", "ppi_lambda": "lam", "ppi_machine_mean": "machine_mean"}
+        values = {field: dbt_vars[name] for name, field in names.items() if dbt_vars.get(name) is not None}
+        return cls(**{**values, **overrides})
+
+
+Moments = tuple[float, float, float, float]  # (aa, ab, ba, bb): Cov(x_a, z_a), Cov(x_a, z_b), Cov(x_b, z_a), ...
+NO_MOMENTS: Moments = (0.0, 0.0, 0.0, 0.0)
+
+
+def linearised(moments: Moments, share: float) -> float:
+    """Cov(x_a - r x_b, z_a - r z_b) from the moments of (x_a, x_b) and (z_a, z_b): the share's linearised outcome."""
+    aa, ab, ba, bb = moments
+    return aa - share * (ab + ba) + share * share * bb
 
 
 @dataclass
 class StratumPart:
-    """The units of one cell inside one stratum."""
+    """The units of one cell inside one stratum. Moments are population moments (divisor: the units they come from),
+    as the marts compute them; d = y - lam f."""
 
     stratum: Stratum
     units: int                # T_h
     per_story: float          # units per story of the stratum (a story gives 0, 1 or 2 units to a cell)
-    machine_variance: float   # Var_h(f_a - r f_b)
-    residual_variance: float  # Var_h(d_a - r d_b), pilot shrunk to the confusion-matrix value
+    machine: Moments          # of (f_a, f_b) over the stratum's units without a hand label (all, where none)
+    residual: Moments         # of (d_a, d_b): the pilot's, shrunk to the confusion-matrix value
     pilot_units: int          # hand-labeled units now
+    residual_machine: Moments = NO_MOMENTS   # Cov(d, f) over hand-labeled units, shrunk alike
+    labeled_machine: Moments | None = None   # of (f_a, f_b) over hand-labeled units (None: `machine`)
+
+    def labeled_variance(self, share: float, scale: float, lam: float) -> float:
+        """Var(u(y) - lam scale u(f)) = Var(u(d) + lam (1 - scale) u(f)) on a hand-labeled unit, u = x_a - r x_b:
+        the rectifier's variance when this stratum's f enters it scaled by `scale` (1: METHOD §9; c_h: the f
+        mean over all units, macros/stats/ppi_machine_mean.sql)."""
+        shift = lam * (1.0 - scale)
+        labeled = self.labeled_machine if self.labeled_machine is not None else self.machine
+        return (linearised(self.residual, share) + 2 * shift * linearised(self.residual_machine, share)
+                + shift * shift * linearised(labeled, share))
 
 
 @dataclass
@@ -119,25 +157,62 @@ def _labeled_units(part: StratumPart, labeled_stories: dict[Stratum, float]) -> 
     return min(float(part.units), part.per_story * labeled_stories.get(part.stratum, 0.0))
 
 
-def _stratified_terms(parts: Sequence[StratumPart],
-                      labeled_stories: dict[Stratum, float]) -> tuple[float, float, float]:
-    """(machine term, rectifier term, hand-labeled units) of sum_h w_h^2 Var/N_h and sum_h w'_h^2 Var/n_h. Over
-    several strata the marts use sample variances within each (ppi_stratified_sums), so a stratum's term carries
-    n_h / (n_h - 1) as theirs does: few hand labels in a stratum cost more than 1/n_h."""
-    total = sum(part.units for part in parts)
-    labeled = [(part, _labeled_units(part, labeled_stories)) for part in parts]
-    labeled_total = sum(part.units for part, n in labeled if n > 0)
-    stratified = len(parts) > 1
-    machine = rectifier = 0.0
-    for part, n in labeled:
+def _sample_factor(count: float, stratified: bool) -> float:
+    """The marts' divisor correction: over several strata they use sample (co)variances (ppi_stratified_sums:
+    count / (count - 1)), in one stratum population ones. Below 3 units the plan counts 2 (conservative; the marts
+    give a one-unit stratum no variance)."""
+    if not stratified:
+        return 1.0
+    return count / (count - 1) if count > 2 else 2.0
+
+
+def machine_term(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings,
+                 share: float | None = None) -> tuple[float, float]:
+    """(the f-term's variance of the linearised share, unscaled by b^2; the cell's hand-labeled units): lam^2
+    sum_h w_h^2 Var_h(f) / N_h with w_h = T_h / T_c (var ppi_machine_mean unlabeled, METHOD §9) or N_h / T_c
+    (all_units: the f mean over every unit, T_h / T_c x the scale N_h / T_h; macros/stats/ppi_machine_mean.sql)."""
+    share = cell.share if share is None else share
+    total = sum(part.units for part in cell.parts)
+    stratified = len(cell.parts) > 1
+    term = labeled_total = 0.0
+    for part in cell.parts:
+        n = _labeled_units(part, labeled_stories)
+        labeled_total += n
         unlabeled = part.units - n
         if unlabeled > 1e-9:
-            inflation = unlabeled / (unlabeled - 1) if stratified and unlabeled > 2 else (2.0 if stratified else 1.0)
-            machine += (part.units / total) ** 2 * part.machine_variance * inflation / unlabeled
-        if n > 0:
-            inflation = n / (n - 1) if stratified and n > 2 else (2.0 if stratified else 1.0)
-            rectifier += (part.units / labeled_total) ** 2 * part.residual_variance * inflation / n
-    return machine, rectifier, sum(n for _, n in labeled)
+            weight = (unlabeled if settings.machine_mean == "all_units" else part.units) / total
+            term += (weight * weight * linearised(part.machine, share) * _sample_factor(unlabeled, stratified)
+                     / unlabeled)
+    return settings.lam * settings.lam * term, labeled_total
+
+
+def rectifier_term(parts: Sequence[StratumPart], labeled_stories: dict[Stratum, float], settings: PlanSettings,
+                   share: float, cell: PlanCell) -> tuple[float, float]:
+    """(the rectifier's variance of the linearised share, unscaled; its hand-labeled units) from the strata `parts`
+    (the cell's own, or its pool's) for the cell `cell`: sum_h w'_h^2 Var_h(y - lam c_h f) / n_h, w'_h = T_h / T_L.
+    c_h = 1 under METHOD §9; under all_units c_h = 1 - n_h T_L / (T_c T_h) in the strata of the cell (the cell's
+    hand-labeled f is in its f mean too), 1 in a pool's other strata; a cell with no unlabeled unit is its hand
+    labels' own mean (lam 0: c = 0 in every mode)."""
+    stratified = len(parts) > 1
+    cell_strata = {part.stratum for part in cell.parts}
+    cell_units = sum(part.units for part in cell.parts)
+    labeled = [(part, _labeled_units(part, labeled_stories)) for part in parts]
+    labeled_total = sum(part.units for part, n in labeled if n > 0)
+    cell_labeled = sum(n for part, n in labeled if part.stratum in cell_strata)
+    fully_labeled = cell_labeled >= cell_units - 1e-9
+    term = 0.0
+    for part, n in labeled:
+        if n <= 0:
+            continue
+        scale = 1.0
+        if part.stratum in cell_strata and fully_labeled:
+            scale = 0.0
+        elif part.stratum in cell_strata and settings.machine_mean == "all_units":
+            scale = 1.0 - n * labeled_total / (cell_units * part.units)
+        weight = part.units / labeled_total
+        term += (weight * weight * part.labeled_variance(share, scale, settings.lam) * _sample_factor(n, stratified)
+                 / n)
+    return term, sum(n for _, n in labeled)
 
 
 def cell_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings) -> float | None:
@@ -145,28 +220,28 @@ def cell_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], setting
     where the marts would give no value (too few hand labels in the cell and its pool)."""
     if cell.known <= 0:
         return None
-    machine, rectifier, n = _stratified_terms(cell.parts, labeled_stories)
+    machine, n = machine_term(cell, labeled_stories, settings)
     unlabeled = sum(part.units for part in cell.parts) - n
     if cell.pool is None or n >= settings.cell_min_hand_labeled or (unlabeled <= 1e-9 and n > 0):
+        rectifier, _ = rectifier_term(cell.parts, labeled_stories, settings, cell.share, cell)
         return (machine + rectifier) / cell.known ** 2 if n >= settings.min_hand_labeled else None
-    _, pooled_rectifier, pooled_n = _stratified_terms(cell.pool.parts, labeled_stories)
+    pooled_rectifier, pooled_n = rectifier_term(cell.pool.parts, labeled_stories, settings, cell.share, cell)
     if pooled_n < settings.min_hand_labeled:
         return None
     return (machine + pooled_rectifier) / cell.known ** 2
 
 
-def _unthresholded_variance(cell: PlanCell, labeled_stories: dict[Stratum, float]) -> float:
+def _unthresholded_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings) -> float:
     """The cell's own stratified variance with every minimum ignored (a stratum without a hand label counted as
     half a unit): what the allocation steers by while a cell has no value yet, so that labels towards the
     minimum count before it is reached."""
     total = sum(part.units for part in cell.parts)
-    variance = 0.0
+    machine, _ = machine_term(cell, labeled_stories, settings)
+    variance = machine
     for part in cell.parts:
         n = _labeled_units(part, labeled_stories)
         weight = (part.units / total) ** 2
-        if part.units - n > 1e-9:
-            variance += weight * part.machine_variance / (part.units - n)
-        variance += weight * max(part.residual_variance, 1e-6) / max(n, 0.5)
+        variance += weight * max(linearised(part.residual, cell.share), 1e-6) / max(n, 0.5)
     return variance / max(cell.known, 1e-6) ** 2
 
 
@@ -234,10 +309,31 @@ def _moments(pairs: Iterable[tuple[float, float]]) -> tuple[float, float, float]
     return weight, mean, max(square / weight - mean * mean, 0.0)
 
 
+def _joint(rows: Iterable[tuple[tuple[float, float], tuple[float, float], float]]) -> tuple[float, Moments]:
+    """(weight, population moments Cov(x_i, z_j)) of weighted pairs of 2-vectors (x, z)."""
+    rows = list(rows)
+    weight = sum(count for _, _, count in rows)
+    if weight <= 0:
+        return 0.0, NO_MOMENTS
+    mean_x = [sum(x[k] * count for x, _, count in rows) / weight for k in (0, 1)]
+    mean_z = [sum(z[k] * count for _, z, count in rows) / weight for k in (0, 1)]
+    moments = tuple(sum(x[i] * z[j] * count for x, z, count in rows) / weight - mean_x[i] * mean_z[j]
+                    for i in (0, 1) for j in (0, 1))
+    return weight, moments  # type: ignore[return-value]
+
+
+def _shrunk(pilot: Moments, pilot_n: float, prior: Moments, prior_units: float) -> Moments:
+    if pilot_n + prior_units <= 0:
+        return prior
+    return tuple((pilot_n * p + prior_units * q) / (pilot_n + prior_units)
+                 for p, q in zip(pilot, prior, strict=True))  # type: ignore[return-value]
+
+
 def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, group: str, members: Sequence[str],
           matrix: dict[str, dict[str, float]], stories: dict[Stratum, StratumStories],
-          settings: PlanSettings) -> PlanCell:
-    """One cell from its units (columns stratum, machine, hand, is_hand_labeled, unit_count)."""
+          settings: PlanSettings, at: tuple[float, float] | None = None) -> PlanCell:
+    """One cell from its units (columns stratum, machine, hand, is_hand_labeled, unit_count). The plan linearises
+    the share where the confusion matrix expects it (`at` = (share, denominator mean) overrides it)."""
     machine_counts: dict[str, float] = defaultdict(float)
     for machine, count in units.group_by("machine").agg(pl.col("unit_count").sum()).iter_rows():
         machine_counts[machine] += count
@@ -247,45 +343,58 @@ def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, gr
     expected_b = sum(count * sum(matrix[i][j] for j in members) for i, count in machine_counts.items())
     known = expected_b / total if total else 0.0
     share = expected_a / expected_b if expected_b > 0 else 0.0
+    if at is not None:
+        share, known = at
+    lam = settings.lam
+
+    def indicators(value: str) -> tuple[float, float]:
+        return _indicators(value, group, members)
+
+    def residual(hand: str, machine: str) -> tuple[float, float]:
+        (ya, yb), (fa, fb) = indicators(hand), indicators(machine)
+        return ya - lam * fa, yb - lam * fb
+
     parts = []
     for (stratum,), rows in units.group_by("stratum", maintain_order=True):
         stratum = tuple(stratum)
-        by_machine: dict[str, float] = defaultdict(float)
-        residuals: list[tuple[float, float]] = []
+        everything: dict[str, float] = defaultdict(float)
+        unlabeled: dict[str, float] = defaultdict(float)
+        pilot: list[tuple[str, str, float]] = []
         for machine, hand, labeled, count in rows.select(
                 "machine", "hand", "is_hand_labeled", "unit_count").iter_rows():
-            by_machine[machine] += count
+            everything[machine] += count
             if labeled:
-                fa, fb = _indicators(machine, group, members)
-                ya, yb = _indicators(hand, group, members)
-                residuals.append(((ya - fa) - share * (yb - fb), count))
-        units_here = int(sum(by_machine.values()))
-        machine_pairs = [(_indicators(i, group, members)[0] - share * _indicators(i, group, members)[1], count)
-                         for i, count in by_machine.items()]
-        _, _, machine_variance = _moments(machine_pairs)
-        # the residual variance the confusion matrix implies for this stratum's machine labels
-        model_pairs = []
-        for i, count in by_machine.items():
-            fa, fb = _indicators(i, group, members)
-            for j, p in matrix[i].items():
-                ya, yb = _indicators(j, group, members)
-                model_pairs.append(((ya - fa) - share * (yb - fb), count * p))
-        _, _, model_variance = _moments(model_pairs)
-        pilot_n, _, pilot_variance = _moments(residuals)
-        if pilot_n >= 2:
-            pilot_variance *= pilot_n / (pilot_n - 1)  # the sample variance: the pilot is a sample
-        residual = (pilot_n * pilot_variance + settings.prior_units * model_variance) / (pilot_n + settings.prior_units)
+                pilot.append((machine, hand, count))
+            else:
+                unlabeled[machine] += count
+        units_here = int(sum(everything.values()))
+        _, machine = _joint((indicators(i), indicators(i), count) for i, count in (unlabeled or everything).items())
+        _, machine_all = _joint((indicators(i), indicators(i), count) for i, count in everything.items())
+        # the moments the confusion matrix implies for this stratum's machine labels
+        implied = [(residual(j, i), indicators(i), count * p) for i, count in everything.items()
+                   for j, p in matrix[i].items()]
+        _, implied_residual = _joint((d, d, count) for d, _, count in implied)
+        _, implied_cross = _joint(implied)
+        pilot_n, pilot_residual = _joint((residual(j, i), residual(j, i), count) for i, j, count in pilot)
+        _, pilot_cross = _joint((residual(j, i), indicators(i), count) for i, j, count in pilot)
+        _, pilot_machine = _joint((indicators(i), indicators(i), count) for i, _, count in pilot)
+        k = settings.prior_units
         story_count = stories[stratum].stories if stratum in stories else 0
-        parts.append(StratumPart(stratum, units_here, units_here / story_count if story_count else 0.0,
-                                 machine_variance, residual, int(pilot_n)))
+        parts.append(StratumPart(
+            stratum, units_here, units_here / story_count if story_count else 0.0, machine,
+            _shrunk(pilot_residual, pilot_n, implied_residual, k), int(pilot_n),
+            _shrunk(pilot_cross, pilot_n, implied_cross, k), _shrunk(pilot_machine, pilot_n, machine_all, k)))
     return PlanCell(family, model, key, share, known, parts)
 
 
 def build_cells(units: dict[str, pl.DataFrame], stories: dict[Stratum, StratumStories],
-                settings: PlanSettings) -> list[PlanCell]:
+                settings: PlanSettings, linearise_at: dict[tuple, tuple[float, float]] | None = None) -> list[PlanCell]:
     """The corrected cells of each family from its units: `units[family]` has the columns model, stratum (a list
-    of model, domain, prompt_condition), key (a list of strings), machine, hand, is_hand_labeled, unit_count."""
+    of model, domain, prompt_condition), key (a list of strings), machine, hand, is_hand_labeled, unit_count.
+    `linearise_at` ((family, model, *key) -> (share, denominator mean)) replaces where a cell's share is
+    linearised, e.g. by the marts' own estimates (then the plan at today's hand labels is the marts' variance)."""
     cells: list[PlanCell] = []
+    at = linearise_at or {}
     for family, frame in units.items():
         if frame.is_empty():
             continue
@@ -300,10 +409,12 @@ def build_cells(units: dict[str, pl.DataFrame], stories: dict[Stratum, StratumSt
             # marts' pools, smoothed towards the family's
             matrix = confusion_matrix(keyed, classes, settings, prior=family_matrix)
             for group in (groups[:1] if family == "occupation" else groups):
-                pool = _cell(family, ALL_MODELS, (*key, group), keyed, group, members, matrix, stories, settings)
+                pool = _cell(family, ALL_MODELS, (*key, group), keyed, group, members, matrix, stories, settings,
+                             at.get((family, ALL_MODELS, *key, group)))
                 cells.append(pool)
                 for (model,), rows in keyed.group_by("model", maintain_order=True):
-                    cell = _cell(family, model, (*key, group), rows, group, members, matrix, stories, settings)
+                    cell = _cell(family, model, (*key, group), rows, group, members, matrix, stories, settings,
+                                 at.get((family, model, *key, group)))
                     cell.pool = pool
                     cells.append(cell)
     return cells
@@ -376,7 +487,8 @@ def strata_stories(stories: pl.DataFrame) -> dict[Stratum, StratumStories]:
             for model, domain, condition, total, hand in summary.iter_rows()}
 
 
-def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: PlanSettings | None = None) -> Plan:
+def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: PlanSettings | None = None,
+               linearise_at: dict[tuple, tuple[float, float]] | None = None) -> Plan:
     """A plan from unit frames (as `read_units` reads them) and the labeled stories with their hand-label flag: the
     library entry the tests use on masked copies of a fully hand-labeled audit."""
     settings = settings or PlanSettings()
@@ -385,16 +497,29 @@ def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: 
         raise AuditPlanError("no labeled story to plan for: run `lfh ingest` and `lfh build` first")
     aggregated = {family: _aggregate(frame) for family, frame in units.items()}
     pilot = int(units["gender"]["is_hand_labeled"].sum()) if "gender" in units else 0
-    return Plan(build_cells(aggregated, strata, settings), strata, settings, pilot)
+    return Plan(build_cells(aggregated, strata, settings, linearise_at), strata, settings, pilot)
 
 
-def read_plan(db_path: Path, settings: PlanSettings | None = None) -> Plan:
+def build_vars(connection: duckdb.DuckDBPyConnection) -> dict:
+    """The dbt vars the warehouse was last built with (lfh build's fingerprint, meta.build_fingerprint), over the
+    project's defaults: the estimator the plan must predict."""
+    from lfh.build.fingerprint import stored_fingerprint
+    from lfh.build.vars import project_var_defaults
+
+    stored = stored_fingerprint(connection) or {}
+    return {**project_var_defaults(), **(stored.get("vars") or {})}
+
+
+def read_plan(db_path: Path, settings: PlanSettings | None = None, **overrides: object) -> Plan:
     """The plan of the warehouse at db_path, opened read-only under the shared warehouse lock (lfh.db.reading:
-    waits for a running build, as every reader does)."""
+    waits for a running build, as every reader does). Without `settings`, those of the vars it was built with
+    (`overrides`: e.g. assumed_error_rate)."""
     if not db_path.is_file():
         raise AuditPlanError(f"{db_path} does not exist: run `lfh ingest` and `lfh build` first")
     with reading(db_path, "plan hand labels") as connection:
         units, stories = read_units(connection)
+        if settings is None:
+            settings = PlanSettings.from_vars(build_vars(connection), **overrides)
     return build_plan(units, stories, settings)
 
 
@@ -441,7 +566,7 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     def objective(cell: PlanCell, stories: dict[Stratum, float]) -> float:
         variance = cell_variance(cell, stories, settings)
         if variance is None:  # no value yet: a penalty, less as the cell's own labels approach the minimum
-            return NO_VALUE_VARIANCE + min(_unthresholded_variance(cell, stories), NO_VALUE_VARIANCE)
+            return NO_VALUE_VARIANCE + min(_unthresholded_variance(cell, stories, settings), NO_VALUE_VARIANCE)
         return max(variance, floor_variance)
 
     reachable = selected

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 import polars as pl
 
-from lfh.audit.plan import DEFAULT_FAMILIES, FAMILIES, PlanSettings, make_plan, read_plan
+from lfh.audit.plan import DEFAULT_FAMILIES, FAMILIES, make_plan, read_plan
 from lfh.cli.command import command
 from lfh.paths import database_path
 
@@ -40,8 +40,7 @@ def audit_plan(target: float | None, budget: int | None, measures: tuple[str, ..
         raise click.UsageError("give one of --budget N or --target-halfwidth W")
     if not 0 <= assumed_error_rate < 1:
         raise click.BadParameter(f"{assumed_error_rate} is not a rate in [0, 1)", param_hint="--assumed-error-rate")
-    settings = PlanSettings(assumed_error_rate=assumed_error_rate)
-    plan = read_plan(database_path().resolve(), settings)
+    plan = read_plan(database_path().resolve(), assumed_error_rate=assumed_error_rate)
     result = make_plan(plan, measures or DEFAULT_FAMILIES, budget=budget, target_half_width=target,
                        min_per_stratum=min_per_stratum)
     goal = f"budget {budget}" if budget is not None else f"target half-width {target}"
