@@ -115,10 +115,22 @@ class PlanCell:
     known: float              # b: the mean of the denominator indicator
     parts: list[StratumPart]
     pool: PlanCell | None = None  # the 'All' cell of the same key: the pooled rectifier of a per-model cell
+    linear: dict[int, tuple[float, float, float, float]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return "/".join((self.family, self.model, *self.key))
+
+    def linearised_part(self, part: StratumPart) -> tuple[float, float, float, float]:
+        """A stratum's moments linearised at this cell's share (machine, residual, residual x machine, labeled
+        machine), computed once: the allocation asks for them hundreds of thousands of times."""
+        values = self.linear.get(id(part))
+        if values is None:
+            labeled = part.labeled_machine if part.labeled_machine is not None else part.machine
+            values = tuple(linearised(moments, self.share) for moments in (
+                part.machine, part.residual, part.residual_machine, labeled))
+            self.linear[id(part)] = values
+        return values
 
 
 @dataclass
@@ -181,8 +193,8 @@ def machine_term(cell: PlanCell, labeled_stories: dict[Stratum, float], settings
         unlabeled = part.units - n
         if unlabeled > 1e-9:
             weight = (unlabeled if settings.machine_mean == "all_units" else part.units) / total
-            term += (weight * weight * linearised(part.machine, share) * _sample_factor(unlabeled, stratified)
-                     / unlabeled)
+            machine = cell.linearised_part(part)[0] if share == cell.share else linearised(part.machine, share)
+            term += weight * weight * machine * _sample_factor(unlabeled, stratified) / unlabeled
     return settings.lam * settings.lam * term, labeled_total
 
 
@@ -210,8 +222,13 @@ def rectifier_term(parts: Sequence[StratumPart], labeled_stories: dict[Stratum, 
         elif part.stratum in cell_strata and settings.machine_mean == "all_units":
             scale = 1.0 - n * labeled_total / (cell_units * part.units)
         weight = part.units / labeled_total
-        term += (weight * weight * part.labeled_variance(share, scale, settings.lam) * _sample_factor(n, stratified)
-                 / n)
+        if share == cell.share:
+            _, residual, cross, machine = cell.linearised_part(part)
+            shift = settings.lam * (1.0 - scale)
+            variance = residual + 2 * shift * cross + shift * shift * machine
+        else:
+            variance = part.labeled_variance(share, scale, settings.lam)
+        term += weight * weight * variance * _sample_factor(n, stratified) / n
     return term, sum(n for _, n in labeled)
 
 
@@ -526,21 +543,89 @@ def read_plan(db_path: Path, settings: PlanSettings | None = None, **overrides: 
 # ---------------------------------------------------------------- allocation
 
 
-def _selected(plan: Plan, families: Sequence[str]) -> list[PlanCell]:
-    unknown = sorted(set(families) - set(FAMILIES))
-    if unknown:
-        raise AuditPlanError(f"unknown measure family {', '.join(unknown)}: choose from {', '.join(FAMILIES)}")
-    return [cell for cell in plan.cells if cell.family in families]
+LEVELS = ("all-model", "per-model")
+DOMAINS = ("learning", "labor", "love")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The corrected cells an allocation serves (the issue: "the summed variance of the corrected shares the user
+    selects"): measure families, levels (the all-model cells, the per-model cells), categories (a gender, e.g.
+    nonbinary, or a couple type; a gender also selects the couple types with a partner of it) and domains (gender
+    cells of that domain; couples are love stories; occupations labor). Empty categories / domains: all."""
+
+    families: tuple[str, ...] = DEFAULT_FAMILIES
+    levels: tuple[str, ...] = LEVELS
+    categories: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name, given, known in (("measure family", self.families, FAMILIES), ("level", self.levels, LEVELS),
+                                   ("domain", self.domains, DOMAINS),
+                                   ("category", self.categories, (*GENDERS, *COUPLE_TYPES))):
+            unknown = sorted(set(given) - set(known))
+            if unknown:
+                raise AuditPlanError(f"unknown {name} {', '.join(unknown)}: choose from {', '.join(known)}")
+        if not self.families or not self.levels:
+            raise AuditPlanError("select at least one measure family and one level")
+
+    def matches_key(self, family: str, model: str, key: Sequence[str]) -> bool:
+        if family not in self.families or ("all-model" if model == ALL_MODELS else "per-model") not in self.levels:
+            return False
+        category = key[-1] if key else ""
+        if self.categories and not any(
+                category == wanted or (family == "couple" and wanted in GENDERS and wanted in category.split("_"))
+                for wanted in self.categories):
+            return False
+        domain = {"couple": "love", "occupation": "labor"}.get(family, key[0] if key else "")
+        return not self.domains or domain in self.domains
+
+    def matches(self, cell: PlanCell) -> bool:
+        return self.matches_key(cell.family, cell.model, cell.key)
+
+    def search(self, name: str) -> bool:
+        """Whether a cell named family/model/key... (lfh.build.correction_check's keys joined by '/') is selected:
+        a re.Pattern's `search`, so a selection can stand where a pattern over cell names is taken."""
+        family, model, *key = name.split("/")
+        return self.matches_key(family, model, key)
+
+    def label(self) -> str:
+        parts = ["+".join(self.families)]
+        if set(self.levels) != set(LEVELS):
+            parts.append("/".join(self.levels))
+        parts += ["/".join(values) for values in (self.categories, self.domains) if values]
+        return ", ".join(parts)
+
+
+# The selections a user would naturally make, each judged on its own in the validation (bench/bench_audit_allocation.py,
+# tests/test_audit_allocation.py, docs/CORRECTION.md).
+NATURAL_SELECTIONS = {
+    "gender and couple (default)": Selection(),
+    "gender": Selection(("gender",)),
+    "couple": Selection(("couple",)),
+    "all-model cells": Selection(levels=("all-model",)),
+    "per-model cells": Selection(levels=("per-model",)),
+    "non-binary (shares, couple types)": Selection(categories=("nonbinary",)),
+    "learning": Selection(domains=("learning",)),
+    "labor": Selection(domains=("labor",)),
+    "love (gender, couples)": Selection(domains=("love",)),
+}
+
+
+def _selected(plan: Plan, selection: Selection) -> list[PlanCell]:
+    return [cell for cell in plan.cells if selection.matches(cell)]
 
 
 def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: int | None = None,
                     target_half_width: float | None = None, min_per_stratum: int = 3,
-                    step: int | None = None, candidates: dict[Stratum, int] | None = None) -> dict[Stratum, int]:
+                    step: int | None = None, candidates: dict[Stratum, int] | None = None,
+                    selection: Selection | None = None) -> dict[Stratum, int]:
     """More stories to hand-label per stratum: `budget` of them spread to minimise the summed variance of the
-    selected families' cells, or as few as reach `target_half_width` in every cell that can reach it (the
-    objective is then the summed max(variance, target variance)). At least min(min_per_stratum, candidates) per
-    stratum; never more than a stratum's candidates (`candidates` overrides the plan's count of stories without
-    a hand label, e.g. with audit-sample's, which also skips stories that carry only a hand name)."""
+    selected cells (`selection`; without it, every cell of `families`), or as few as reach `target_half_width` in
+    every cell that can reach it (the objective is then the summed max(variance, target variance)). At least
+    min(min_per_stratum, candidates) per stratum; never more than a stratum's candidates (`candidates` overrides
+    the plan's count of stories without a hand label, e.g. with audit-sample's, which also skips stories that carry
+    only a hand name)."""
     if (budget is None) == (target_half_width is None):
         raise AuditPlanError("give either a budget (--budget N) or a target half-width (--target-halfwidth W)")
     if budget is not None and budget < 1:
@@ -548,7 +633,7 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     if target_half_width is not None and not 0 < target_half_width < 0.5:
         raise AuditPlanError(f"the target half-width must lie in (0, 0.5), got {target_half_width}")
     settings = plan.settings
-    selected = _selected(plan, families)
+    selected = _selected(plan, selection or Selection(tuple(families)))
     selected_names = {id(cell) for cell in selected}
     floor_variance = (target_half_width / settings.z) ** 2 if target_half_width is not None else 0.0
     labeled = plan.labeled_now()
@@ -658,6 +743,43 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     return min((exchanged(extra), exchanged(proportional)), key=total)
 
 
+def best_cell_variance(plan: Plan, cell: PlanCell, budget: int, candidates: dict[Stratum, int] | None = None,
+                       step: int | None = None) -> float | None:
+    """The smallest variance the plan sees for `cell` when `budget` more stories go where they serve it alone (its
+    strata and its pool's, greedily, the lowest point on the way): no allocation of the budget gives this cell less,
+    so over a selection the mean of these is the ceiling of what any allocation can gain (the machine-label term
+    and the cells' sizes set it). None where the cell cannot get a value."""
+    settings = plan.settings
+    room = {stratum: (info.candidates if candidates is None else candidates.get(stratum, 0))
+            for stratum, info in plan.strata.items()}
+    relevant = {part.stratum for part in cell.parts} | {part.stratum for part in (cell.pool.parts if cell.pool else [])}
+    stories = plan.labeled_now()
+    step = step or max(1, budget // 100)
+    best = cell_variance(cell, stories, settings)
+    used = 0
+    while used < budget:
+        choice, choice_value = None, None
+        for stratum in relevant:
+            added = stories[stratum] - plan.strata[stratum].hand_labeled
+            size = min(step, budget - used, room.get(stratum, 0) - added)
+            if size <= 0:
+                continue
+            after = {**stories, stratum: stories[stratum] + size}
+            variance = cell_variance(cell, after, settings)
+            value = variance if variance is not None else NO_VALUE_VARIANCE + _unthresholded_variance(
+                cell, after, settings)
+            if choice_value is None or value < choice_value:
+                choice, choice_value = (stratum, size), value
+        if choice is None:
+            break
+        stories[choice[0]] += choice[1]
+        used += choice[1]
+        variance = cell_variance(cell, stories, settings)
+        if variance is not None and (best is None or variance < best):
+            best = variance
+    return best
+
+
 def family_summary(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
     """Per family and level ('All' / per model): cells, cells with a value, median and largest half-width."""
     rows = []
@@ -705,9 +827,11 @@ class PlanResult:
 
 
 def make_plan(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: int | None = None,
-              target_half_width: float | None = None, min_per_stratum: int = 3) -> PlanResult:
-    """The plan's tables: the allocation and what it buys, next to what the hand labels give now."""
-    extra = plan_allocation(plan, families, budget, target_half_width, min_per_stratum)
+              target_half_width: float | None = None, min_per_stratum: int = 3,
+              selection: Selection | None = None) -> PlanResult:
+    """The plan's tables: the allocation (for `selection`, default every cell of `families`) and what it buys,
+    next to what the hand labels give now."""
+    extra = plan_allocation(plan, families, budget, target_half_width, min_per_stratum, selection=selection)
     now = plan.labeled_now()
     planned = {stratum: now[stratum] + extra.get(stratum, 0) for stratum in now}
     families_now = family_summary(plan, now)
