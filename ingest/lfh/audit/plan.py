@@ -648,11 +648,25 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     def current(stratum_extra: dict[Stratum, int]) -> dict[Stratum, float]:
         return {stratum: labeled[stratum] + stratum_extra.get(stratum, 0) for stratum in plan.strata}
 
+    relevant: dict[int, tuple[Stratum, ...]] = {}
+    cache: dict[tuple, float] = {}
+
     def objective(cell: PlanCell, stories: dict[Stratum, float]) -> float:
-        variance = cell_variance(cell, stories, settings)
-        if variance is None:  # no value yet: a penalty, less as the cell's own labels approach the minimum
-            return NO_VALUE_VARIANCE + min(_unthresholded_variance(cell, stories, settings), NO_VALUE_VARIANCE)
-        return max(variance, floor_variance)
+        # a cell's variance depends only on the labels of its strata and its pool's: computed once per such state
+        strata = relevant.get(id(cell))
+        if strata is None:
+            pool_parts = cell.pool.parts if cell.pool else ()
+            strata = relevant[id(cell)] = tuple(sorted({part.stratum for part in (*cell.parts, *pool_parts)}))
+        key = (id(cell), *(stories.get(stratum, 0.0) for stratum in strata))
+        value = cache.get(key)
+        if value is None:
+            variance = cell_variance(cell, stories, settings)
+            if variance is None:  # no value yet: a penalty, less as the cell's own labels approach the minimum
+                value = NO_VALUE_VARIANCE + min(_unthresholded_variance(cell, stories, settings), NO_VALUE_VARIANCE)
+            else:
+                value = max(variance, floor_variance)
+            cache[key] = value
+        return value
 
     reachable = selected
     if target_half_width is not None:
