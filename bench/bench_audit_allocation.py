@@ -18,31 +18,22 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from lfh.audit.plan import NATURAL_SELECTIONS, PlanSettings, Selection
-from lfh.build.correction_check import allocation_summary, compare_selections, compiled_correction_sql
-from lfh.build.dbt import run_dbt
+from lfh.build.correction_check import (
+    allocation_summary,
+    build_dev_audit,
+    compare_selections,
+    compiled_correction_sql,
+)
 from lfh.build.vars import parse_var_text, project_var_defaults
 from lfh.paths import project_root
 
 WORKBOOK = project_root().parent / "shared" / "data" / "laissez-faire" / "audit_dev.xlsx"
 BIASED_RULE = {"gender_rule": "study"}
-SELECTED_MARTS = ["+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"]
-
-
-def build_dev_audit(warehouse: Path, dbt_vars: dict) -> None:
-    """audit_dev.xlsx ingested and built into `warehouse` (the marts the correction check reads)."""
-    warehouse.parent.mkdir(parents=True, exist_ok=True)
-    warehouse.unlink(missing_ok=True)
-    environment = {**os.environ, "LFH_DB": str(warehouse)}
-    subprocess.run([sys.executable, "-m", "lfh.cli", "ingest", str(WORKBOOK)], env=environment, check=True)
-    run_dbt(["build", "--select", *SELECTED_MARTS], db_path=warehouse, dbt_vars=dbt_vars, capture=True)
 
 
 def level(selection: Selection, name: str) -> Selection | None:
@@ -95,7 +86,7 @@ def main() -> None:
     workdir = options.workdir or Path(tempfile.mkdtemp(prefix="bench_audit_allocation_"))
     warehouse = workdir / "lfh.duckdb"
     if not (options.reuse and warehouse.is_file()):
-        build_dev_audit(warehouse, BIASED_RULE)
+        build_dev_audit(WORKBOOK, warehouse, BIASED_RULE)
     dbt_vars = {**BIASED_RULE, **{name: parse_var_text(value) for name, _, value in
                                   (text.partition("=") for text in options.var)}}
     started = time.perf_counter()

@@ -465,3 +465,23 @@ def run_on_characters(query: str, rows: list[tuple], columns: str) -> list[tuple
         return connection.execute(f"select {columns} from ({query.replace(UNITS, 'units')})").fetchall()
     finally:
         connection.close()
+
+
+# The marts (and what they read) that the correction check needs from a built audit.
+CHECK_SELECTION = ["+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"]
+
+
+def build_dev_audit(workbook: Path, warehouse: Path, dbt_vars: dict | None = None) -> Path:
+    """A fully hand-labeled audit workbook (the study's audit_dev.xlsx) ingested into a new warehouse file and built
+    as far as the correction check reads (CHECK_SELECTION), with `dbt_vars`: the warehouse the checks of this
+    module run on. Replaces the file if it exists."""
+    from lfh.landing.ingest import ingest_paths
+
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    warehouse.unlink(missing_ok=True)
+    results, _ = ingest_paths([workbook], db_path=warehouse)
+    failed = [result.summary() for result in results if result.error is not None]
+    if failed or not results:
+        raise CorrectionCheckError(f"{workbook}: could not be ingested: {'; '.join(failed) or 'not read'}")
+    run_dbt(["build", "--select", *CHECK_SELECTION], db_path=warehouse, dbt_vars=dbt_vars, capture=True)
+    return warehouse
