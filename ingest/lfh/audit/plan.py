@@ -20,6 +20,7 @@ allocation in whole stories (n_h proportional to w_h S_h), with the marts' cell/
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -62,12 +63,15 @@ class PlanSettings:
     prior_units: float = 10.0           # pseudo-units of the confusion-matrix prior in each residual moment
     lam: float = 1.0                    # var ppi_lambda
     machine_mean: str = "unlabeled"     # var ppi_machine_mean: the f mean over the unlabeled units or all units
+    cell_pool_rule: str = "switch"      # var ppi_cell_pool_rule: own from cell_min_hand_labeled on, or composite
+    tau2_z: float = 1.2816              # var ppi_composite_tau2_z: the composite's upper confidence value of tau^2
 
     @classmethod
     def from_vars(cls, dbt_vars: dict, **overrides: object) -> PlanSettings:
         """The settings of a build with these dbt vars (missing ones: the defaults above)."""
         names = {"wilson_z": "z", "ppi_cell_min_hand_labeled": "cell_min_hand_labeled",
-                 "ppi_min_hand_labeled": "min_hand_labeled", "ppi_lambda": "lam", "ppi_machine_mean": "machine_mean"}
+                 "ppi_min_hand_labeled": "min_hand_labeled", "ppi_lambda": "lam", "ppi_machine_mean": "machine_mean",
+                 "ppi_cell_pool_rule": "cell_pool_rule", "ppi_composite_tau2_z": "tau2_z"}
         values = {field: dbt_vars[name] for name, field in names.items() if dbt_vars.get(name) is not None}
         return cls(**{**values, **overrides})
 
@@ -95,6 +99,7 @@ class StratumPart:
     pilot_units: int          # hand-labeled units now
     residual_machine: Moments = NO_MOMENTS   # Cov(d, f) over hand-labeled units, shrunk alike
     labeled_machine: Moments | None = None   # of (f_a, f_b) over hand-labeled units (None: `machine`)
+    residual_mean: tuple[float, float] = (0.0, 0.0)  # mean of (d_a, d_b): the labeler's error, shrunk alike
 
     def labeled_variance(self, share: float, scale: float, lam: float) -> float:
         """Var(u(y) - lam scale u(f)) = Var(u(d) + lam (1 - scale) u(f)) on a hand-labeled unit, u = x_a - r x_b:
@@ -239,13 +244,82 @@ def cell_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], setting
         return None
     machine, n = machine_term(cell, labeled_stories, settings)
     unlabeled = sum(part.units for part in cell.parts) - n
-    if cell.pool is None or n >= settings.cell_min_hand_labeled or (unlabeled <= 1e-9 and n > 0):
+    own_rule = settings.cell_pool_rule != "composite" and n >= settings.cell_min_hand_labeled
+    if cell.pool is None or own_rule or (unlabeled <= 1e-9 and n > 0):
         rectifier, _ = rectifier_term(cell.parts, labeled_stories, settings, cell.share, cell)
         return (machine + rectifier) / cell.known ** 2 if n >= settings.min_hand_labeled else None
     pooled_rectifier, pooled_n = rectifier_term(cell.pool.parts, labeled_stories, settings, cell.share, cell)
     if pooled_n < settings.min_hand_labeled:
         return None
+    if settings.cell_pool_rule == "composite":
+        return composite_variance(cell, labeled_stories, settings, machine, pooled_rectifier, n) / cell.known ** 2
     return (machine + pooled_rectifier) / cell.known ** 2
+
+
+def chi_square_lower_quantile(nu: float, z: float) -> float:
+    """Wilson-Hilferty, as macros/stats/ppi_composite.sql: nu (max(0.01, 1 - 2/(9 nu) - z sqrt(2/(9 nu))))^3."""
+    return nu * max(0.01, 1 - 2 / (9 * nu) - z * math.sqrt(2 / (9 * nu))) ** 3
+
+
+def composite_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings,
+                       machine: float, pooled_rectifier: float, own_n: float) -> float:
+    """The variance of var ppi_cell_pool_rule = composite for a per-model cell with unlabeled units
+    (macros/stats/ppi_composite.sql; /work/team/notes/formula.md), unscaled by b^2 like its inputs:
+        F + (1 - B) V_c + B^2 (V_P + tau2 sum_k w_k^2),   B = sigma2 / (sigma2 + n_c tau2)
+    F = the f-term, V_P = the pooled rectifier's; sigma2 (pooled within-model variance of the linearised rectifier
+    e) and tau2 (the upper confidence value of its between-model variance) from the pool's models k with hand labels,
+    each model's rectifier unscaled by the f-term option (as the marts' model_sums). The between-model sum of squares
+    at the planned labels: the pilot's, its heterogeneity part n0 tau2_DL moved with n0 (the noise part stays)."""
+    plain = dataclasses.replace(settings, machine_mean="unlabeled")
+    models: dict[str, list[StratumPart]] = defaultdict(list)
+    for part in cell.pool.parts:
+        models[part.stratum[0]].append(part)
+
+    def moments(labels: dict[Stratum, float]) -> list[tuple[float, float, float]]:
+        """(n_k, mean e_k, n_k^2 Var(mean e_k)) of each model with hand labels."""
+        rows = []
+        for parts in models.values():
+            counted = [(part, _labeled_units(part, labels)) for part in parts]
+            n_k = sum(n for _, n in counted)
+            if n_k <= 0:
+                continue
+            labeled_total = sum(part.units for part, n in counted if n > 0)
+            mean = sum(part.units / labeled_total * (part.residual_mean[0] - cell.share * part.residual_mean[1])
+                       for part, n in counted if n > 0)
+            variance, _ = rectifier_term(parts, labels, plain, cell.share, cell)
+            rows.append((n_k, mean, n_k * n_k * variance))
+        return rows
+
+    def spread(rows: list[tuple[float, float, float]]) -> tuple[float, float, float, float]:
+        """(K, N, sigma2, SSB, n0) of the models' rows."""
+        total = sum(n for n, _, _ in rows)
+        within = sum(q for _, _, q in rows)
+        sigma2 = within / (total - len(rows)) if total > len(rows) else None
+        ssb = sum(n * mean * mean for n, mean, _ in rows) - sum(n * mean for n, mean, _ in rows) ** 2 / total
+        n0 = total - sum(n * n for n, _, _ in rows) / total
+        return total, sigma2, ssb, n0
+
+    planned = moments(labeled_stories)
+    pilot = moments({part.stratum: part.pilot_units / part.per_story if part.per_story else 0.0
+                     for part in cell.pool.parts})
+    count = len(planned)
+    total, sigma2, ssb, n0 = spread(planned) if planned else (0.0, None, 0.0, 0.0)
+    tau2 = 0.0
+    if count >= 2 and n0 > 0 and sigma2 is not None:
+        if len(pilot) >= 2:
+            _, pilot_sigma2, pilot_ssb, pilot_n0 = spread(pilot)
+            if pilot_sigma2 is not None and pilot_n0 > 0:
+                tau2_dl = max(0.0, (pilot_ssb - (len(pilot) - 1) * pilot_sigma2) / pilot_n0)
+                ssb = pilot_ssb + (n0 - pilot_n0) * tau2_dl
+        tau2 = max(0.0, (count - 1) * (ssb / chi_square_lower_quantile(count - 1, settings.tau2_z) - sigma2) / n0)
+    sum_w2 = sum(n * n for n, _, _ in planned) / total ** 2 if total > 0 else 0.0
+    if own_n <= 0 or sigma2 is None or sigma2 + own_n * tau2 <= 0:
+        weight = 1.0
+        own_part = tau2 if (own_n <= 0 or sigma2 is None) else 0.0
+    else:
+        weight = sigma2 / (sigma2 + own_n * tau2)
+        own_part = sigma2 * tau2 / (sigma2 + own_n * tau2)
+    return machine + own_part + weight * weight * (pooled_rectifier + tau2 * sum_w2)
 
 
 def _unthresholded_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings) -> float:
@@ -339,6 +413,14 @@ def _joint(rows: Iterable[tuple[tuple[float, float], tuple[float, float], float]
     return weight, moments  # type: ignore[return-value]
 
 
+def _mean(rows: Iterable[tuple[tuple[float, float], float]]) -> tuple[float, float]:
+    rows = list(rows)
+    weight = sum(count for _, count in rows)
+    if weight <= 0:
+        return 0.0, 0.0
+    return (sum(x[0] * count for x, count in rows) / weight, sum(x[1] * count for x, count in rows) / weight)
+
+
 def _shrunk(pilot: Moments, pilot_n: float, prior: Moments, prior_units: float) -> Moments:
     if pilot_n + prior_units <= 0:
         return prior
@@ -396,11 +478,16 @@ def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, gr
         _, pilot_cross = _joint((residual(j, i), indicators(i), count) for i, j, count in pilot)
         _, pilot_machine = _joint((indicators(i), indicators(i), count) for i, _, count in pilot)
         k = settings.prior_units
+        implied_mean = _mean((d, count) for d, _, count in implied)
+        pilot_mean = _mean((residual(j, i), count) for i, j, count in pilot)
+        shrunk_mean = tuple((pilot_n * p + k * q) / (pilot_n + k) if pilot_n + k > 0 else q
+                            for p, q in zip(pilot_mean, implied_mean, strict=True))
         story_count = stories[stratum].stories if stratum in stories else 0
         parts.append(StratumPart(
             stratum, units_here, units_here / story_count if story_count else 0.0, machine,
             _shrunk(pilot_residual, pilot_n, implied_residual, k), int(pilot_n),
-            _shrunk(pilot_cross, pilot_n, implied_cross, k), _shrunk(pilot_machine, pilot_n, machine_all, k)))
+            _shrunk(pilot_cross, pilot_n, implied_cross, k), _shrunk(pilot_machine, pilot_n, machine_all, k),
+            shrunk_mean))
     return PlanCell(family, model, key, share, known, parts)
 
 
