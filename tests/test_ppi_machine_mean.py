@@ -11,16 +11,14 @@ a stratum's unlabeled and its hand-labeled units); (3) an own cell of one stratu
 
 from __future__ import annotations
 
-import re
-
-import duckdb
 import numpy as np
 import polars as pl
 import pytest
 from scipy.stats import norm
+from test_ppi_stratified import characters_of, love_couples, run_on_couples
 
 from lfh.audit.plan import MACHINE_MEANS, PlanSettings, build_plan, cell_variance
-from lfh.build.correction_check import COUPLES, compiled_correction_sql, run_on_characters
+from lfh.build.correction_check import compiled_correction_sql, run_on_characters
 
 GENDERS = ("female", "male", "nonbinary")
 SWITCH = {"ppi_cell_pool_rule": "switch"}  # the own/pool switch, whose rectifiers the reference below states
@@ -57,18 +55,6 @@ def test_the_variance_formula_by_simulation() -> None:
 
 
 # ------------------------------------------------------------------ the compiled SQL against the definition
-
-
-def _characters(rng: np.random.Generator, model: str, unlabeled: int, labeled: int, error: float) -> list[tuple]:
-    rows = []
-    for index in range(unlabeled + labeled):
-        hand = rng.choice(["female", "male", "nonbinary", "unspecified"], p=[0.45, 0.4, 0.05, 0.1])
-        noise = rng.random()
-        inferred = "nonbinary" if noise < error / 2 else "unspecified" if noise < error else hand
-        is_labeled = index >= unlabeled
-        rows.append((f"{model}-{index}", "subject", model, "labor", "baseline", None, "actor", inferred,
-                     hand if is_labeled else None, is_labeled))
-    return rows
 
 
 def _units(rows: list[tuple], gender: str) -> list[dict]:
@@ -130,7 +116,7 @@ def test_gender_cells_match_the_definition(queries: dict[str, str]) -> None:
     """An own cell (M1, 150 of 450 hand-labeled), a pooled cell (M2, 12 of 612: the pool's rectifier, and its own
     12 units in both terms) and the 'All' cell (strata M1, M2 sampled at 1/3 and 1/50)."""
     rng = np.random.default_rng(2026)
-    rows = _characters(rng, "M1", 300, 150, error=0.05) + _characters(rng, "M2", 600, 12, error=0.40)
+    rows = characters_of(rng, "M1", 300, 150, error=0.05) + characters_of(rng, "M2", 600, 12, error=0.40)
     measured = {(model, gender): rest for model, gender, *rest in run_on_characters(
         queries["gender"], rows, "model, gender, rectifier_source, corrected_share, corrected_share_variance")}
     for gender in GENDERS:
@@ -149,7 +135,7 @@ def test_gender_cells_match_the_definition(queries: dict[str, str]) -> None:
 def test_an_own_cell_is_ppi_python_with_lambda_n_over_t(queries: dict[str, str]) -> None:
     ppi_py = pytest.importorskip("ppi_py")
     rng = np.random.default_rng(5)
-    rows = _characters(rng, "M1", 80, 40, error=0.2)
+    rows = characters_of(rng, "M1", 80, 40, error=0.2)
     measured = {(gender,): rest for model, gender, *rest in run_on_characters(
         queries["gender"], rows, "model, gender, corrected_share, corrected_share_variance") if model == "M1"}
     lam = 80 / 120
@@ -172,28 +158,11 @@ def test_an_own_cell_is_ppi_python_with_lambda_n_over_t(queries: dict[str, str])
 
 @pytest.mark.slow
 def test_couple_cells_over_two_love_strata_match_the_definition(queries: dict[str, str]) -> None:
-    """A model's couples from power-neutral and power-laden Love stories (two strata, sampled at 1/2 and 1/20)."""
-    rng = np.random.default_rng(11)
-    couples, conditions = [], {}
-    for condition, total, labeled, error in (("baseline", 200, 100, 0.05), ("dominant", 400, 20, 0.5)):
-        for index in range(total):
-            story = f"{condition}-{index}"
-            hand = rng.choice(["female_male", "male_male", "female_female"], p=[0.8, 0.1, 0.1])
-            inferred = None if rng.random() < error else hand
-            is_labeled = index < labeled
-            couples.append((story, "M1", 2, inferred, hand if is_labeled else None, 1, is_labeled))
-            conditions[story] = condition
-    connection = duckdb.connect()
-    connection.execute("create table couples (story_id varchar, model varchar, characters bigint, "
-                       "inferred_couple_type varchar, hand_couple_type varchar, hand_labeled_characters bigint, "
-                       "is_hand_labeled boolean)")
-    connection.executemany("insert into couples values (?, ?, ?, ?, ?, ?, ?)", couples)
-    connection.execute("create table paired (story_id varchar, domain varchar, condition varchar)")
-    connection.executemany("insert into paired values (?, 'love', ?)", list(conditions.items()))
-    query = queries["couple"].replace(COUPLES, "couples")
-    query = re.sub(r'"[^"]*"\."[^"]*"\."int_characters_hand_paired"', "paired", query)
-    measured = {(model, kind): (share, variance) for model, kind, share, variance in connection.execute(
-        f"select model, couple_type, corrected_share, corrected_share_variance from ({query})").fetchall()}
+    """A model's couples from power-neutral and power-laden Love stories (two strata, sampled at 1/2 and 1/20;
+    tests/test_ppi_stratified.py's)."""
+    couples, characters = love_couples(np.random.default_rng(11))
+    conditions = {story: condition for story, _, condition in characters}
+    measured = run_on_couples(queries["couple"], couples, characters)
     for kind in ("female_male", "male_male"):
         units = [{"stratum": conditions[row[0]], "f": (float(row[3] == kind), float(row[3] is not None)),
                   "y": (float(row[4] == kind), float(row[4] is not None)), "labeled": row[6]} for row in couples]
@@ -210,7 +179,7 @@ def test_the_plan_predicts_the_marts_variance(compiled: dict[str, dict[str, str]
     marts' estimate is, at today's hand labels its variance is the mart's (own cell M1, pooled M2, the 'All' cell
     over two strata sampled at 1/3 and 1/50), under either machine mean."""
     rng = np.random.default_rng(2026)
-    rows = _characters(rng, "M1", 300, 150, error=0.05) + _characters(rng, "M2", 600, 12, error=0.40)
+    rows = characters_of(rng, "M1", 300, 150, error=0.05) + characters_of(rng, "M2", 600, 12, error=0.40)
     measured = {(model, gender): (share, variance) for model, gender, share, variance in run_on_characters(
         compiled[machine_mean]["gender"], rows, "model, gender, corrected_share, corrected_share_variance")}
     frame = pl.DataFrame([(row[0], row[2], [row[2], "labor", "power_neutral"], ["labor", "baseline"], row[7], row[8],
