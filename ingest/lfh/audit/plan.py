@@ -336,13 +336,42 @@ def _unthresholded_variance(cell: PlanCell, labeled_stories: dict[Stratum, float
     return variance / max(cell.known, 1e-6) ** 2
 
 
-def half_width(cell: PlanCell, variance: float | None, settings: PlanSettings) -> float | None:
-    """Half the width of the interval the marts would show: r -/+ z sd, clamped to [0, 1]."""
+def half_width(cell: PlanCell, variance: float | None, settings: PlanSettings,
+               hand_units: float | None = None) -> float | None:
+    """Half the width of the interval the marts would show: r -/+ z sd, clamped to [0, 1]; with `hand_units` (m,
+    the rectifier's hand-labeled units in the subset) its expectation under the boundary rule of
+    macros/stats/ppi_interval.sql: when none of the m shows the category (probability (1 - r)^m) the interval
+    reaches at least [0, z^2 / (m + z^2)], when all do (r^m) at least [m / (m + z^2), 1]."""
     if variance is None:
         return None
     spread = settings.z * math.sqrt(max(variance, 0.0))
     share = min(1.0, max(0.0, cell.share))
-    return (min(1.0, share + spread) - max(0.0, share - spread)) / 2
+    normal = (min(1.0, share + spread) - max(0.0, share - spread)) / 2
+    if not hand_units or hand_units <= 0:
+        return normal
+    z2 = settings.z * settings.z
+    none, every = (1.0 - share) ** hand_units, share ** hand_units
+    at_zero = max(min(1.0, share + spread), z2 / (hand_units + z2)) / 2
+    at_one = (1.0 - min(max(0.0, share - spread), hand_units / (hand_units + z2))) / 2
+    return (1.0 - none - every) * normal + none * at_zero + every * at_one
+
+
+def interval_hand_units(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings) -> float:
+    """m: the expected hand-labeled units in the share's subset behind the cell's interval (the rectifier source's:
+    the cell's own, or its pool's for a pooled or composite cell), n times the denominator's mean."""
+    n = sum(_labeled_units(part, labeled_stories) for part in cell.parts)
+    unlabeled = sum(part.units for part in cell.parts) - n
+    own = (cell.pool is None or (unlabeled <= 1e-9 and n > 0)
+           or (settings.cell_pool_rule != "composite" and n >= settings.cell_min_hand_labeled))
+    if own:
+        return n * cell.known
+    return sum(_labeled_units(part, labeled_stories) for part in cell.pool.parts) * cell.pool.known
+
+
+def predicted_half_width(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings) -> float | None:
+    """The half-width the marts would show with `labeled_stories` hand-labeled stories per stratum (None: no value)."""
+    return half_width(cell, cell_variance(cell, labeled_stories, settings), settings,
+                      interval_hand_units(cell, labeled_stories, settings))
 
 
 # ---------------------------------------------------------------- building the cells from units
@@ -844,19 +873,19 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     return min((exchanged(extra), exchanged(proportional)), key=total)
 
 
-def best_cell_variance(plan: Plan, cell: PlanCell, budget: int, candidates: dict[Stratum, int] | None = None,
-                       step: int | None = None) -> float | None:
-    """The smallest variance the plan sees for `cell` when `budget` more stories go where they serve it alone (its
-    strata and its pool's, greedily, the lowest point on the way): no allocation of the budget gives this cell less,
-    so over a selection the mean of these is the ceiling of what any allocation can gain (the machine-label term
-    and the cells' sizes set it). None where the cell cannot get a value."""
+def best_cell_half_width(plan: Plan, cell: PlanCell, budget: int, candidates: dict[Stratum, int] | None = None,
+                         step: int | None = None) -> float | None:
+    """The smallest half-width the plan sees for `cell` (predicted_half_width) when `budget` more stories go where
+    they serve it alone (its strata and its pool's, greedily, the lowest point on the way): no allocation of the
+    budget gives this cell less, so over a selection the mean of these is the ceiling of what any allocation can
+    gain (the machine-label term and the cells' sizes set it). None where the cell cannot get a value."""
     settings = plan.settings
     room = {stratum: (info.candidates if candidates is None else candidates.get(stratum, 0))
             for stratum, info in plan.strata.items()}
     relevant = {part.stratum for part in cell.parts} | {part.stratum for part in (cell.pool.parts if cell.pool else [])}
     stories = plan.labeled_now()
     step = step or max(1, budget // 100)
-    best = cell_variance(cell, stories, settings)
+    best = predicted_half_width(cell, stories, settings)
     used = 0
     while used < budget:
         choice, choice_value = None, None
@@ -875,9 +904,9 @@ def best_cell_variance(plan: Plan, cell: PlanCell, budget: int, candidates: dict
             break
         stories[choice[0]] += choice[1]
         used += choice[1]
-        variance = cell_variance(cell, stories, settings)
-        if variance is not None and (best is None or variance < best):
-            best = variance
+        width = predicted_half_width(cell, stories, settings)
+        if width is not None and (best is None or width < best):
+            best = width
     return best
 
 
@@ -891,7 +920,7 @@ def family_summary(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
             if not cells:
                 continue
             widths = sorted(w for cell in cells
-                            if (w := half_width(cell, cell_variance(cell, stories, plan.settings), plan.settings))
+                            if (w := predicted_half_width(cell, stories, plan.settings))
                             is not None)
             rows.append((family, level, len(cells), len(widths),
                          widths[len(widths) // 2] if widths else None, widths[-1] if widths else None))
@@ -905,7 +934,7 @@ def cell_predictions(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
     for cell in plan.cells:
         variance = cell_variance(cell, stories, plan.settings)
         rows.append((cell.family, cell.model, "/".join(cell.key), cell.share, variance,
-                     half_width(cell, variance, plan.settings)))
+                     predicted_half_width(cell, stories, plan.settings)))
     return pl.DataFrame(rows, schema={"family": pl.String, "model": pl.String, "cell": pl.String,
                                       "planned_share": pl.Float64, "predicted_variance": pl.Float64,
                                       "predicted_half_width": pl.Float64}, orient="row")

@@ -312,7 +312,7 @@ def mean_width(cells: dict[tuple, CellCoverage], keys: list[tuple]) -> float:
 class AllocationRun:
     """One allocation's runs of the correction models: the cells' coverage and widths, and the half-width the
     plan (lfh.audit.plan) predicted for each cell with that allocation; `ceiling`: the smallest half-width the plan
-    sees for each cell if the budget served that cell alone (lfh.audit.plan.best_cell_variance)."""
+    sees for each cell if the budget served that cell alone (lfh.audit.plan.best_cell_half_width)."""
 
     cells: dict[tuple, CellCoverage]
     predicted: dict[tuple, float]
@@ -346,12 +346,11 @@ def compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: in
     every gender and couple cell."""
     from lfh.audit.allocation import allocate
     from lfh.audit.plan import (
-        best_cell_variance,
+        best_cell_half_width,
         build_plan,
-        cell_variance,
-        half_width,
         mask_units,
         plan_allocation,
+        predicted_half_width,
         read_units,
     )
 
@@ -382,7 +381,7 @@ def compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: in
         ceiling = {}
         for cell in plan.cells:
             if cell.family in ("gender", "couple"):
-                width = half_width(cell, best_cell_variance(plan, cell, extra_stories, candidates), plan.settings)
+                width = best_cell_half_width(plan, cell, extra_stories, candidates)
                 if width is not None:
                     ceiling[(cell.family, cell.model, *cell.key)] = width
         now = plan.labeled_now()
@@ -392,7 +391,7 @@ def compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: in
             planned = {stratum: now[stratum] + allocation.get(stratum, 0) for stratum in now}
             predicted = {}
             for cell in plan.cells:
-                width = half_width(cell, cell_variance(cell, planned, plan.settings), plan.settings)
+                width = predicted_half_width(cell, planned, plan.settings)
                 if width is not None and cell.family in ("gender", "couple"):
                     predicted[(cell.family, cell.model, *cell.key)] = width
             runs[name].append(AllocationRun(cells, predicted, ceiling))
