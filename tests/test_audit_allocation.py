@@ -27,7 +27,7 @@ from lfh.build.correction_check import (
 from lfh.build.vars import project_var_defaults
 
 pytestmark = pytest.mark.slow
-PILOT, EXTRA, DRAWS = 100, 200, 4
+PILOT, EXTRA, PILOTS, DRAWS = 100, 200, 2, 3
 BIASED_RULE = {"gender_rule": "study"}  # the labeler the correction is validated on (tests/test_correction_validation)
 DEFAULT = "gender and couple (default)"
 # Where optimal allocation is not 15% narrower on this audit (bench/bench_audit_allocation.py, docs/CORRECTION.md,
@@ -51,7 +51,7 @@ def summaries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, d
         warehouse = build_dev_audit(workbook, folder / "lfh.duckdb", BIASED_RULE)
         queries = compiled_correction_sql(warehouse, folder / "compiled", BIASED_RULE)
     settings = PlanSettings.from_vars({**project_var_defaults(), **BIASED_RULE})
-    runs = compare_selections(warehouse, queries, PILOT, EXTRA, DRAWS, NATURAL_SELECTIONS, settings=settings)
+    runs = compare_selections(warehouse, queries, PILOT, EXTRA, DRAWS, NATURAL_SELECTIONS, PILOTS, settings=settings)
     summaries = {}
     for name, selection in NATURAL_SELECTIONS.items():
         pair = {"optimal": runs[name], "proportional": runs["proportional"]}
