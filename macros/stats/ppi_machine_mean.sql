@@ -49,6 +49,21 @@
                       'labeled_sum_fafa': 'c2', 'labeled_sum_fbfb': 'c2', 'labeled_sum_fafb': 'c2',
                       'labeled_sum_yafa': 'c', 'labeled_sum_ybfb': 'c', 'labeled_sum_yafb': 'c',
                       'labeled_sum_fayb': 'c'} -%}
+    {%- set window = "over (partition by " ~ (partition | join(', ')) ~ ")" -%}
+    {%- set units = "cast(unlabeled_n + labeled_n as double)" -%}
+    {%- if stratified -%}
+        {%- set s_value = "cast(unlabeled_n as double) / " ~ units -%}
+        {%- set c_value = "1 - cast(labeled_n as double) * sum(case when labeled_n > 0 then " ~ units
+            ~ " else 0 end) " ~ window ~ " / (sum(case when belongs then " ~ units ~ " else 0 end) " ~ window
+            ~ " * " ~ units ~ ")" -%}
+    {%- else -%}
+        {%- set s_value = "sum(cast(unlabeled_n as double)) " ~ window ~ " / sum(" ~ units ~ ") " ~ window -%}
+        {%- set c_value = "1 - sum(cast(labeled_n as double)) " ~ window ~ " / sum(case when belongs then " ~ units
+            ~ " else 0 end) " ~ window -%}
+    {%- endif -%}
+    {%- set s = "(case when belongs then " ~ s_value ~ " else cast(1 as double) end)" -%}
+    {%- set c = "(case when belongs and labeled_n > 0 then " ~ c_value ~ " else cast(1 as double) end)" -%}
+    {%- set factors = {'s': s, 's2': s ~ ' * ' ~ s, 'c': c, 'c2': c ~ ' * ' ~ c} -%}
     select
         {% if target_key %}target as {{ target_key }}, {% endif %}{{ groups }},
         {%- for key in strata_keys %}
@@ -56,71 +71,33 @@
         {%- endfor %}
         {%- for column in ppi_ratio_sum_columns() %}
         {%- if column in scaled and all_units %}
-        cast({{ column }} * {{ scaled[column] }} as double) as {{ column }}{% if not loop.last %},{% endif %}
+        cast({{ column }} * {{ factors[scaled[column]] }} as double) as {{ column }}{% if not loop.last %},{% endif %}
         {%- else %}
         {{ column }}{% if not loop.last %},{% endif %}
         {%- endif %}
         {%- endfor %}
     from (
         select
-            *,
-            s * s as s2,
-            c * c as c2
+            strata.*,
+            {%- if target_key %}
+            targets.target,
+            (targets.target = '{{ var("all_models_label") }}' or strata.{{ target_key }} = targets.target) as belongs
+            {%- else %}
+            true as belongs
+            {%- endif %}
         from (
-            select
-                *,
-                case when not belongs then cast(1 as double)
-                    {%- if stratified %}
-                    else cast(unlabeled_n as double) / cast(unlabeled_n + labeled_n as double)
-                    {%- else %}
-                    else group_unlabeled / group_units
-                    {%- endif %}
-                end as s,
-                case when not belongs or labeled_n = 0 then cast(1 as double)
-                    {%- if stratified %}
-                    else 1 - cast(labeled_n as double) * labeled_strata_units
-                        / (target_units * cast(unlabeled_n + labeled_n as double))
-                    {%- else %}
-                    else 1 - group_labeled / target_units
-                    {%- endif %}
-                end as c
-            from (
-                select
-                    *,
-                    sum(cast(unlabeled_n as double)) over (partition by {{ partition | join(', ') }}) as group_unlabeled,
-                    sum(cast(labeled_n as double)) over (partition by {{ partition | join(', ') }}) as group_labeled,
-                    sum(cast(unlabeled_n + labeled_n as double)) over (partition by {{ partition | join(', ') }})
-                        as group_units,
-                    sum(case when labeled_n > 0 then cast(unlabeled_n + labeled_n as double) else 0 end)
-                        over (partition by {{ partition | join(', ') }}) as labeled_strata_units,
-                    sum(case when belongs then cast(unlabeled_n + labeled_n as double) else 0 end)
-                        over (partition by {{ partition | join(', ') }}) as target_units
-                from (
-                    select
-                        strata.*,
-                        {%- if target_key %}
-                        targets.target,
-                        (targets.target = '{{ var("all_models_label") }}' or strata.{{ target_key }} = targets.target)
-                            as belongs
-                        {%- else %}
-                        true as belongs
-                        {%- endif %}
-                    from (
-                        select {{ groups }}{% for key in strata_keys %}, {{ key }}{% endfor %}, {{ sums }}
-                        from {{ indicators }}
-                        group by {{ groups }}{% for key in strata_keys %}, {{ key }}{% endfor %}
-                    ) as strata
-                    {%- if target_key %}
-                    inner join (
-                        select distinct {{ groups }}, {{ target_key }} as target from {{ indicators }}
-                        union all
-                        select distinct {{ groups }}, '{{ var("all_models_label") }}' as target from {{ indicators }}
-                    ) as targets
-                        on {% for key in group_keys %}strata.{{ key }} = targets.{{ key }}{% if not loop.last %}
-                        and {% endif %}{% endfor %}
-                    {%- endif %}
-                ) as targeted
-            ) as totals
-        ) as scales
-    ) as scaled
+            select {{ groups }}{% for key in strata_keys %}, {{ key }}{% endfor %}, {{ sums }}
+            from {{ indicators }}
+            group by {{ groups }}{% for key in strata_keys %}, {{ key }}{% endfor %}
+        ) as strata
+        {%- if target_key %}
+        inner join (
+            select distinct {{ groups }}, {{ target_key }} as target from {{ indicators }}
+            union all
+            select distinct {{ groups }}, '{{ var("all_models_label") }}' as target from {{ indicators }}
+        ) as targets
+            on {% for key in group_keys %}strata.{{ key }} = targets.{{ key }}{% if not loop.last %}
+            and {% endif %}{% endfor %}
+        {%- endif %}
+    ) as targeted
 {%- endmacro %}
