@@ -4,7 +4,9 @@ splits with LABELED_FRACTION of the stories keeping their hand labels (lfh.build
 the corrected and uncorrected 95% intervals per group of cells, and the seconds per split.
 
 Run: .venv/bin/python -m bench.bench_correction [--splits 1000] [--labeled-fraction 0.3] [--workdir DIR] [--reuse]
-     [--gender-rule study|refined] [--queries FILE]
+     [--gender-rule study|refined] [--cell-pool-rule composite|switch] [--queries FILE]
+--cell-pool-rule sets var ppi_cell_pool_rule for the scored SQL only (the warehouse does not depend on it), so the
+same --workdir --reuse gives both columns of docs/CORRECTION.md's switch -> composite table.
 --queries scores the compiled correction SQL saved in FILE (JSON {"gender": sql, "couple": sql}, as
 lfh.build.correction_check.compiled_correction_sql returns it) instead of compiling this checkout's: the same
 splits scored with an earlier version's SQL give the before/after table of docs/CORRECTION.md.
@@ -36,6 +38,8 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--reuse", action="store_true", help="reuse the warehouse already in --workdir")
     parser.add_argument("--gender-rule", default=None, help="var gender_rule for the build (default: the project's)")
+    parser.add_argument("--cell-pool-rule", default=None, choices=["composite", "switch"],
+                        help="var ppi_cell_pool_rule for the scored SQL (default: the project's)")
     parser.add_argument("--queries", type=Path, default=None, help="score this saved compiled SQL instead")
     options = parser.parse_args()
     if not WORKBOOK.is_file():
@@ -53,8 +57,10 @@ def main() -> None:
         run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"],
                 db_path=warehouse, dbt_vars=dbt_vars, capture=True)
     started = time.perf_counter()
-    cells = run_splits(warehouse, workdir / "target", options.splits, options.labeled_fraction, dbt_vars=dbt_vars,
-                       queries=queries)
+    scored_vars = {**(dbt_vars or {}), **({"ppi_cell_pool_rule": options.cell_pool_rule}
+                                          if options.cell_pool_rule else {})}
+    cells = run_splits(warehouse, workdir / "target", options.splits, options.labeled_fraction,
+                       dbt_vars=scored_vars or None, queries=queries)
     elapsed = time.perf_counter() - started
     print(f"{options.splits} splits, {options.labeled_fraction:.0%} of the audit's stories hand-labeled in each, "
           f"{elapsed / options.splits:.2f} s per split (compile included once)")

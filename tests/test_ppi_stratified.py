@@ -24,7 +24,8 @@ GENDERS = ("female", "male", "nonbinary")
 def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
     folder = tmp_path_factory.mktemp("ppi_stratified")
     return {stratify: compiled_correction_sql(folder / "empty.duckdb", folder / f"target_{stratify}",
-                                              {"ppi_stratify": stratify, "ppi_machine_mean": "unlabeled"})
+                                              {"ppi_stratify": stratify, "ppi_cell_pool_rule": "switch",
+                                               "ppi_machine_mean": "unlabeled"})
             for stratify in (True, False)}
 
 

@@ -145,8 +145,13 @@
         labeled_n,
         ppi_mean_a,
         ppi_mean_b,
+        raw_share,
         corrected_share,
         share_variance as corrected_share_variance,
+        rectifier_share_variance,
+        interval_hand_n,
+        labeled_sum_ya,
+        labeled_sum_yb,
         {{ ppi_interval_lower('raw_share', 'corrected_share', 'share_variance', 'interval_hand_n', 'labeled_sum_yb',
                               'labeled_sum_ya') }} as corrected_share_ci_lower,
         {{ ppi_interval_upper('raw_share', 'corrected_share', 'share_variance', 'interval_hand_n', 'labeled_sum_yb',
@@ -162,7 +167,12 @@
             case when ppi_mean_b > 0 then ppi_mean_a / ppi_mean_b end as raw_share,
             case when ppi_mean_b > 0
                 then {{ delta_ratio_variance('ppi_mean_a', 'ppi_mean_b', 'variance_a', 'variance_b', 'covariance_ab') }}
-            end as share_variance
+            end as share_variance,
+            -- the rectifier's part of share_variance alone (the cell/pool composite, macros/stats/ppi_composite.sql)
+            case when ppi_mean_b > 0
+                then {{ delta_ratio_variance('ppi_mean_a', 'ppi_mean_b', 'rectifier_variance_a', 'rectifier_variance_b',
+                                             'rectifier_covariance_ab') }}
+            end as rectifier_share_variance
         from (
             select
                 {{ keys }},
@@ -187,7 +197,12 @@
                     covariance_from_sums('unlabeled_sum_ab', 'unlabeled_sum_a', 'unlabeled_sum_b', 'unlabeled_n'),
                     'labeled_n',
                     covariance_from_sums('rectifier_sum_ab', 'rectifier_sum_a', 'rectifier_sum_b', 'labeled_n'),
-                    'lam') }} as covariance_ab
+                    'lam') }} as covariance_ab,
+                {%- for name, first, second in [('a', 'a', 'a'), ('b', 'b', 'b'), ('ab', 'a', 'b')] %}
+                {{ covariance_from_sums('rectifier_sum_' ~ first ~ second, 'rectifier_sum_' ~ first,
+                                        'rectifier_sum_' ~ second, 'labeled_n') }} / cast(labeled_n as double)
+                    as rectifier_{{ 'co' if name == 'ab' else '' }}variance_{{ name }}{% if not loop.last %},{% endif %}
+                {%- endfor %}
             from (
                 select
                     {{ keys }},
@@ -251,9 +266,12 @@
     (docs/CORRECTION.md): `indicators` holds a column model, the cell_keys, is_hand_labeled, the indicators f_a, f_b
     (machine) and y_a, y_b (hand), and unit_count (how many units share the row's values). A cell is model x
     cell_keys, plus the same over every model (model = var all_models_label); its pool is the cell_keys summed over
-    every model (so the 'All' cell is its own pool). The rectifier comes from the cell or the pool by
-    ppi_cell_or_pool_columns(); only cells whose pool has a hand label get a row; estimates are null where the chosen
-    source has fewer than var ppi_min_hand_labeled hand-labeled units. The interval is ppi_ratio_select()'s, then a
+    every model (so the 'All' cell is its own pool). How a per-model cell uses its own hand labels and the pool's is
+    var ppi_cell_pool_rule: 'composite' (default; ppi_composite_estimates, macros/stats/ppi_composite.sql: a
+    Fay-Herriot composite of the two, weighted by the between-model spread of the labeler's error) or 'switch'
+    (ppi_switch_estimates: its own from var ppi_cell_min_hand_labeled of them, else the pool's,
+    ppi_cell_or_pool_columns()); only cells whose pool has a hand label get a row; estimates are null where the
+    source (the pool, for a composite row) has fewer than var ppi_min_hand_labeled hand-labeled units. The interval is ppi_ratio_select()'s, then a
     pooled cell's own hand labels keep 0 (none of them in the category) and 1 (all of them) inside it
     (ppi_interval_widen_*; docs/CORRECTION.md, "The interval"). Emits one query with the columns model,
     cell_keys, rectifier_source, lam, unlabeled_n, hand_labeled_n, corrected_share, corrected_share_ci_lower,
@@ -261,30 +279,14 @@
     CTEs. A cell or pool spanning sampling strata (every model; stratum_keys within a model) weights each stratum by
     its size: ppi_stratified_sums() (macros/stats/ppi_stratified.sql). -#}
 {% macro ppi_corrected_shares(indicators, cell_keys, stratum_keys=[]) -%}
-    {%- set keys = cell_keys | join(', ') -%}
-    {%- set all_models = "cast('" ~ var('all_models_label') ~ "' as string) as model" -%}
-    {%- set chosen -%}
-        (
-            select
-                cells.model,
-                {%- for key in cell_keys %}
-                cells.{{ key }},
-                {%- endfor %}
-                {{ ppi_cell_or_pool_columns('cells', 'pools') }}
-            from (
-                {{ ppi_stratified_sums(indicators, ['model'] + cell_keys, stratum_keys) }}
-                union all
-                select {{ all_models }}, {{ keys }}, {{ ppi_ratio_sum_columns() | join(', ') }}
-                from ({{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys) }}) as all_model_cells
-            ) as cells
-            left join (
-                {{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys, target_key='model') }}
-            ) as pools
-                on cells.model = pools.model
-                {%- for key in cell_keys %} and cells.{{ key }} = pools.{{ key }}{% endfor %}
-            where pools.labeled_n > 0
-        ) as chosen
-    {%- endset -%}
+    {%- set rule = var('ppi_cell_pool_rule') -%}
+    {%- if rule == 'composite' -%}
+        {%- set estimates = ppi_composite_estimates(indicators, cell_keys, stratum_keys) -%}
+    {%- elif rule == 'switch' -%}
+        {%- set estimates = ppi_switch_estimates(indicators, cell_keys, stratum_keys) -%}
+    {%- else -%}
+        {{ exceptions.raise_compiler_error("var ppi_cell_pool_rule must be 'composite' or 'switch', not '" ~ rule ~ "'") }}
+    {%- endif -%}
     select
         model,
         {%- for key in cell_keys %}
@@ -305,7 +307,53 @@
             as {{ column }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from (
-        {{ ppi_ratio_select(chosen, ['model'] + cell_keys + ['rectifier_source', 'cell_labeled_sum_ya',
-                                                              'cell_labeled_sum_yb']) }}
+        {{ estimates }}
     ) as estimates
+{%- endmacro %}
+
+{#- The per-model cells and the 'All' cells of ppi_corrected_shares, with the ppi_ratio_sums() columns: a query. -#}
+{% macro ppi_cell_sums(indicators, cell_keys, stratum_keys=[]) -%}
+    {{ ppi_stratified_sums(indicators, ['model'] + cell_keys, stratum_keys) }}
+    union all
+    select cast('{{ var('all_models_label') }}' as string) as model, {{ cell_keys | join(', ') }},
+        {{ ppi_ratio_sum_columns() | join(', ') }}
+    from ({{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys) }}) as all_model_cells
+{%- endmacro %}
+
+{#- The pools of ppi_corrected_shares (the cell keys over every model, each model a stratum): a query, one row per
+    pool and target cell (column model; join on it too): under var ppi_machine_mean all_units a pooled cell's own
+    hand-labeled f is scaled in its pool (macros/stats/ppi_machine_mean.sql). -#}
+{% macro ppi_pool_sums(indicators, cell_keys, stratum_keys=[]) -%}
+    {{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys, target_key='model') }}
+{%- endmacro %}
+
+{#- `cells.k = pools.k and ...` over the cell keys. -#}
+{% macro ppi_join_on_keys(left, right, cell_keys) -%}
+    {% for key in cell_keys %}{{ left }}.{{ key }} = {{ right }}.{{ key }}{% if not loop.last %} and {% endif %}{% endfor %}
+{%- endmacro %}
+
+{#- var ppi_cell_pool_rule = 'switch': each cell's rectifier is its own or the pool's (ppi_cell_or_pool_columns),
+    through ppi_ratio_select. A query with ppi_ratio_select's columns, rectifier_source and the cell's own hand
+    counts in the subset and the category (cell_labeled_sum_yb, cell_labeled_sum_ya). -#}
+{% macro ppi_switch_estimates(indicators, cell_keys, stratum_keys=[]) -%}
+    {%- set chosen -%}
+        (
+            select
+                cells.model,
+                {%- for key in cell_keys %}
+                cells.{{ key }},
+                {%- endfor %}
+                {{ ppi_cell_or_pool_columns('cells', 'pools') }}
+            from (
+                {{ ppi_cell_sums(indicators, cell_keys, stratum_keys) }}
+            ) as cells
+            left join (
+                {{ ppi_pool_sums(indicators, cell_keys, stratum_keys) }}
+            ) as pools
+                on cells.model = pools.model and {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
+            where pools.labeled_n > 0
+        ) as chosen
+    {%- endset -%}
+    {{ ppi_ratio_select(chosen, ['model'] + cell_keys + ['rectifier_source', 'cell_labeled_sum_ya',
+                                                          'cell_labeled_sum_yb']) }}
 {%- endmacro %}

@@ -145,24 +145,7 @@ def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: 
                 order by hash(story_id || ?), story_id
                 limit {keep}
             """, [str(generator.getrandbits(62))])
-            connection.execute(f"""
-                create or replace temp table {MASKED_TABLE} as
-                select p.* replace (
-                    case when kept.story_id is not null then p.hand_gender end as hand_gender,
-                    kept.story_id is not null as is_hand_labeled)
-                from intermediate.int_characters_hand_paired as p
-                left join {KEPT_TABLE} as kept on kept.story_id = p.story_id
-            """)
-            # the same split on the couples: a couple keeps its hand type when its story keeps its hand labels
-            connection.execute(f"""
-                create or replace temp table {MASKED_COUPLES} as
-                select c.* replace (
-                    case when kept.story_id is not null then c.hand_couple_type end as hand_couple_type,
-                    kept.story_id is not null as is_hand_labeled)
-                from intermediate.{COUPLES_MODEL} as c
-                left join {KEPT_TABLE} as kept on kept.story_id = c.story_id
-            """)
-            _score(connection, queries, cells)
+            _mask_and_score(connection, queries, cells)
     finally:
         connection.close()
     return cells
@@ -268,22 +251,23 @@ def _mask_kept_and_score(connection: duckdb.DuckDBPyConnection, queries: dict[st
     """Hide every hand label but those of the `kept` stories, then score the correction models on the rest."""
     connection.execute(f"create or replace temp table {KEPT_TABLE} as select unnest(?::varchar[]) as story_id",
                        [kept])
-    connection.execute(f"""
-        create or replace temp table {MASKED_TABLE} as
-        select p.* replace (
-            case when kept.story_id is not null then p.hand_gender end as hand_gender,
-            kept.story_id is not null as is_hand_labeled)
-        from intermediate.int_characters_hand_paired as p
-        left join {KEPT_TABLE} as kept on kept.story_id = p.story_id
-    """)
-    connection.execute(f"""
-        create or replace temp table {MASKED_COUPLES} as
-        select c.* replace (
-            case when kept.story_id is not null then c.hand_couple_type end as hand_couple_type,
-            kept.story_id is not null as is_hand_labeled)
-        from intermediate.{COUPLES_MODEL} as c
-        left join {KEPT_TABLE} as kept on kept.story_id = c.story_id
-    """)
+    _mask_and_score(connection, queries, cells)
+
+
+def _mask_and_score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str],
+                    cells: dict[tuple, CellCoverage]) -> None:
+    """Hide the hand labels of every story not in KEPT_TABLE (characters, and the same split on the couples: a
+    couple keeps its hand type when its story keeps its hand labels), then score the correction models."""
+    for masked, relation, hand_column, alias in ((MASKED_TABLE, PAIRED_MODEL, "hand_gender", "p"),
+                                                 (MASKED_COUPLES, COUPLES_MODEL, "hand_couple_type", "c")):
+        connection.execute(f"""
+            create or replace temp table {masked} as
+            select {alias}.* replace (
+                case when kept.story_id is not null then {alias}.{hand_column} end as {hand_column},
+                kept.story_id is not null as is_hand_labeled)
+            from intermediate.{relation} as {alias}
+            left join {KEPT_TABLE} as kept on kept.story_id = {alias}.story_id
+        """)
     _score(connection, queries, cells)
 
 

@@ -5,8 +5,7 @@
 --   a: 1{the pair of genders is t}              b: 1{both genders in female, male, nonbinary}
 -- f from the inferred genders, y from the hand genders; couples with the same values are counted in one row
 -- (unit_count). A couple counts as hand-labeled only when both of its characters carry a hand label. The rectifier
--- comes from the model's own hand-labeled couples when it has var ppi_cell_min_hand_labeled of them, else from every
--- model's (ppi_corrected_shares). A model's couples come from power-neutral and power-laden Love stories, two
+-- combines the model's own hand-labeled couples and every model's (var ppi_cell_pool_rule; ppi_corrected_shares). A model's couples come from power-neutral and power-laden Love stories, two
 -- sampling strata of lfh audit-sample: the cell weights them by size (stratified PPI, macros/stats/ppi_stratified.sql).
 with
 

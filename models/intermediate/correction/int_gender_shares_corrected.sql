@@ -3,8 +3,8 @@
 -- as in int_groups_counted. For gender g the share is the ratio of two means over the cell's characters:
 --   a: 1{gender = g}                            b: 1{gender in female, male, nonbinary}
 -- f from the inferred gender, y from the hand gender; characters with the same values are counted in one row
--- (unit_count) before the sums, which are the same. The rectifier comes from the cell's own hand labels when
--- it has var ppi_cell_min_hand_labeled of them, else from the cell summed over models (ppi_corrected_shares).
+-- (unit_count) before the sums, which are the same. The rectifier combines the cell's own hand labels and the
+-- cell summed over models (var ppi_cell_pool_rule; ppi_corrected_shares).
 -- No row where no character of the cell's domain x condition has a hand label; null estimates below
 -- var ppi_min_hand_labeled.
 with

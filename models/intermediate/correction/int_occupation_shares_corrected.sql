@@ -5,8 +5,8 @@
 -- the share is the ratio of two means over the cell's characters, as the mart's uncorrected share is defined:
 --   a: 1{gender = g}                            b: 1{gender in var occupation_gender_codes (female, male)}
 -- f from the inferred gender, y from the hand gender; holders with the same values are counted in one row
--- (unit_count). The rectifier comes from the cell's own hand labels when it has var ppi_cell_min_hand_labeled of
--- them, else from the occupation x condition over every model (ppi_corrected_shares). Race shares are not corrected
+-- (unit_count). The rectifier combines the cell's own hand labels and the occupation x condition over every model
+-- (var ppi_cell_pool_rule; ppi_corrected_shares). Race shares are not corrected
 -- (docs/CORRECTION.md, "What is not corrected").
 with
 

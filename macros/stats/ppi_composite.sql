@@ -1,0 +1,244 @@
+{#- The cell/pool composite of the corrected shares (var ppi_cell_pool_rule = 'composite'; docs/CORRECTION.md,
+    "Cell and pool: a composite rectifier"). A per-model cell c with units without a hand label combines the PPI
+    share from its own hand labels (r_own) and the one from the pool's, every model's in the same cell keys
+    (r_pool), as a small-area (Fay-Herriot, empirical-Bayes) composite:
+
+        r = (1 - B) r_own + B r_pool,   B = V_c / (V_c + tau2),   V_c = sigma2 / n_c
+        Var r = F + (1 - B) V_c + B^2 (V_P + tau2 sum_k w_k^2)
+
+    Both shares come from ppi_ratio_select() with the same f-term (the cell's), so they differ by the rectifier only
+    and the composite is that of the share's linearised rectifier e = ((y_a - lam f_a) - r0 (y_b - lam f_b)) / b0
+    (r0, b0: the pooled row's raw share and denominator mean, one point for every model of the pool). Per model k of
+    the pool with n_k hand-labeled units (sums s_k, q_k of e and e^2; N = sum n_k; K models; w_k = n_k / N):
+        sigma2 = sum_k (q_k - s_k^2 / n_k) / (N - K)                  within-model variance of e, pooled
+        SSB = sum_k s_k^2 / n_k - (sum_k s_k)^2 / N,  n0 = N - sum_k n_k^2 / N
+        tau2_dl = max(0, (SSB - (K - 1) sigma2) / n0)                 DerSimonian-Laird with V_k = sigma2 / n_k
+        tau2 = max(0, (K - 1) (SSB / chi2_{K-1}(alpha) - sigma2) / n0) its upper confidence value (used)
+    chi2_nu(alpha) the lower alpha quantile (Wilson-Hilferty; z = var ppi_composite_tau2_z). F = the pooled row's
+    variance minus its rectifier part V_P (rectifier_share_variance). (1 - B) V_c is computed as
+    sigma2 tau2 / (sigma2 + n_c tau2), which is tau2 at n_c = 0. So: no own hand label -> the pool's share with
+    variance F + V_P + tau2 (1 + sum w_k^2); tau2 = 0 -> the pool's; many own -> the cell's own; the variance never
+    grows with n_c (all else equal). K < 2: tau2 = 0 (nothing to estimate it from). 'All' cells (their own pool) and
+    cells without an unlabeled unit (N = 0: the hand labels' own share) keep their own hand labels. -#}
+
+{#- The share-linearised rectifier sums of a model's hand labels, s (of e) or q (of e^2), at the point (r0, b0). -#}
+{% macro ppi_linearised_rectifier_sum(sums, lam, r0, b0, squared=false) -%}
+    {%- set s = sums ~ ".labeled_sum_" -%}
+    {%- if squared -%}
+    ({{ rectifier_cross_sum(s ~ 'yaya', s ~ 'yafa', s ~ 'yafa', s ~ 'fafa', lam) }}
+     - 2.0 * {{ r0 }} * {{ rectifier_cross_sum(s ~ 'yayb', s ~ 'yafb', s ~ 'fayb', s ~ 'fafb', lam) }}
+     + {{ r0 }} * {{ r0 }} * {{ rectifier_cross_sum(s ~ 'ybyb', s ~ 'ybfb', s ~ 'ybfb', s ~ 'fbfb', lam) }})
+    / ({{ b0 }} * {{ b0 }})
+    {%- else -%}
+    ({{ rectifier_sum(s ~ 'ya', s ~ 'fa', lam) }} - {{ r0 }} * {{ rectifier_sum(s ~ 'yb', s ~ 'fb', lam) }}) / {{ b0 }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The lower alpha quantile of chi-square with nu degrees of freedom, alpha = Phi(-z), by Wilson-Hilferty
+    (closed form on every engine): nu (1 - 2 / (9 nu) - z sqrt(2 / (9 nu)))^3, the cube's base kept >= 0.01 (nu = 1
+    and a large z would make it negative: the quantile is then tiny and tau2's upper value large). -#}
+{% macro chi_square_lower_quantile(nu, z) -%}
+    (cast({{ nu }} as double) * power(greatest(cast(0.01 as double),
+        1.0 - 2.0 / (9.0 * cast({{ nu }} as double))
+        - cast({{ z }} as double) * sqrt(2.0 / (9.0 * cast({{ nu }} as double)))), 3))
+{%- endmacro %}
+
+{#- B of the composite, sigma2 / (sigma2 + n tau2) (V_c / (V_c + tau2) with V_c = sigma2 / n): the pool's weight. 1
+    where the cell has no own hand label or nothing tells the models apart (sigma2 + n tau2 = 0, or sigma2 unknown). -#}
+{% macro ppi_composite_weight(sigma2, tau2, n) -%}
+    case
+        when cast({{ n }} as double) <= 0 or {{ sigma2 }} is null then cast(1 as double)
+        when {{ sigma2 }} + cast({{ n }} as double) * {{ tau2 }} > 0
+            then {{ sigma2 }} / ({{ sigma2 }} + cast({{ n }} as double) * {{ tau2 }})
+        else cast(1 as double)
+    end
+{%- endmacro %}
+
+{#- The composite rectifier's variance (MSE) on the share scale, without the f-term:
+    (1 - B) V_c + B^2 (V_P + tau2 sum_w2), with (1 - B) V_c = sigma2 tau2 / (sigma2 + n tau2) (tau2 at n = 0). -#}
+{% macro ppi_composite_rectifier_variance(sigma2, tau2, n, pool_variance, sum_w2) -%}
+    (case
+        when cast({{ n }} as double) <= 0 or {{ sigma2 }} is null then {{ tau2 }}
+        when {{ sigma2 }} + cast({{ n }} as double) * {{ tau2 }} > 0
+            then {{ sigma2 }} * {{ tau2 }} / ({{ sigma2 }} + cast({{ n }} as double) * {{ tau2 }})
+        else cast(0 as double)
+    end
+    + {{ ppi_composite_weight(sigma2, tau2, n) }} * {{ ppi_composite_weight(sigma2, tau2, n) }}
+      * (cast({{ pool_variance }} as double) + {{ tau2 }} * cast({{ sum_w2 }} as double)))
+{%- endmacro %}
+
+{#- ppi_corrected_shares' estimates under the composite rule: a query with the columns of ppi_switch_estimates()
+    (model, cell_keys, rectifier_source 'cell' | 'composite', lam, unlabeled_n, labeled_n (the pool's for a
+    composite row), corrected_share, corrected_share_variance, corrected_share_ci_lower / _upper,
+    cell_labeled_sum_ya / _yb) plus pool_weight (B) and between_model_variance (tau2, the upper value used). -#}
+{% macro ppi_composite_estimates(indicators, cell_keys, stratum_keys=[]) -%}
+    {%- set keys = cell_keys | join(', ') -%}
+    {%- set all_label = "'" ~ var('all_models_label') ~ "'" -%}
+    {%- set sum_columns = ppi_ratio_sum_columns() -%}
+    {%- set cells = ppi_cell_sums(indicators, cell_keys, stratum_keys) -%}
+    {%- set pools = ppi_pool_sums(indicators, cell_keys, stratum_keys) -%}
+    {#- each model's own hand labels for sigma2 and tau2: the per-model cells' sums (unscaled by any f-term choice) -#}
+    {%- set model_sums = ppi_stratified_sums(indicators, ['model'] + cell_keys, stratum_keys,
+                                             machine_mean='unlabeled') -%}
+    {#- (source, lam, sums of the hand-labeled units, which cells): the cell's own hand labels ('All' cells and cells
+        without an unlabeled unit use only these), and every model's for a per-model cell with unlabeled units -#}
+    {%- set sources = [
+        ('cell', 'case when cells.unlabeled_n = 0 then 0 else ' ~ var('ppi_lambda') ~ ' end', 'cells',
+         'cells.labeled_n > 0'),
+        ('pooled', var('ppi_lambda'), 'pools', 'cells.model <> ' ~ all_label ~ ' and cells.unlabeled_n > 0')] -%}
+    {%- set candidates -%}
+        (
+            {%- for source, lam, labeled, condition in sources %}
+            select
+                cells.model,
+                {%- for key in cell_keys %}
+                cells.{{ key }},
+                {%- endfor %}
+                cast('{{ source }}' as string) as rectifier_source,
+                cast(cells.labeled_n as bigint) as cell_labeled_n,
+                cast(cells.labeled_sum_ya as double) as cell_labeled_sum_ya,
+                cast(cells.labeled_sum_yb as double) as cell_labeled_sum_yb,
+                cast({{ lam }} as double) as lam,
+                {%- for column in sum_columns %}
+                {{ 'cells' if column.startswith('unlabeled') else labeled }}.{{ column }}{% if not loop.last %},{% endif %}
+                {%- endfor %}
+            from ({{ cells }}) as cells
+            inner join ({{ pools }}) as pools
+                on cells.model = pools.model and {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
+            where pools.labeled_n > 0 and {{ condition }}
+            {%- if not loop.last %}
+            union all
+            {%- endif %}
+            {%- endfor %}
+        ) as candidates
+    {%- endset -%}
+    {%- set carried = ['lam', 'labeled_n', 'raw_share', 'corrected_share', 'corrected_share_variance',
+                       'rectifier_share_variance', 'ppi_mean_b', 'interval_hand_n', 'labeled_sum_ya',
+                       'labeled_sum_yb', 'corrected_share_ci_lower', 'corrected_share_ci_upper'] -%}
+    {%- set pivot_columns = ['cell_labeled_n', 'cell_labeled_sum_ya', 'cell_labeled_sum_yb', 'unlabeled_n',
+                             'has_pool'] -%}
+    {%- for column in carried -%}
+        {%- do pivot_columns.append('own_' ~ column) -%}
+        {%- do pivot_columns.append('pool_' ~ column) -%}
+    {%- endfor -%}
+    select
+        model,
+        {%- for key in cell_keys %}
+        {{ key }},
+        {%- endfor %}
+        case when has_pool = 1 then 'composite' else 'cell' end as rectifier_source,
+        case when has_pool = 1 then pool_lam else own_lam end as lam,
+        unlabeled_n,
+        case when has_pool = 1 then pool_labeled_n else own_labeled_n end as labeled_n,
+        cell_labeled_sum_ya,
+        cell_labeled_sum_yb,
+        case when has_pool = 1 then pool_weight end as pool_weight,
+        case when has_pool = 1 then between_model_variance end as between_model_variance,
+        case when has_pool = 1 then {{ clamp_unit_interval('composite_raw_share') }} else own_corrected_share end
+            as corrected_share,
+        case when has_pool = 1 then composite_variance else own_corrected_share_variance end
+            as corrected_share_variance,
+        case when has_pool = 1
+            then {{ ppi_interval_lower('composite_raw_share', clamp_unit_interval('composite_raw_share'),
+                                       'composite_variance', 'pool_interval_hand_n', 'pool_labeled_sum_yb',
+                                       'pool_labeled_sum_ya') }}
+            else own_corrected_share_ci_lower
+        end as corrected_share_ci_lower,
+        case when has_pool = 1
+            then {{ ppi_interval_upper('composite_raw_share', clamp_unit_interval('composite_raw_share'),
+                                       'composite_variance', 'pool_interval_hand_n', 'pool_labeled_sum_yb',
+                                       'pool_labeled_sum_ya') }}
+            else own_corrected_share_ci_upper
+        end as corrected_share_ci_upper
+    from (
+        select
+            *,
+            case when pool_raw_share is not null
+                then (1 - pool_weight) * coalesce(own_raw_share, pool_raw_share) + pool_weight * pool_raw_share
+            end as composite_raw_share,
+            pool_corrected_share_variance - pool_rectifier_share_variance
+            + {{ ppi_composite_rectifier_variance('within_model_variance', 'between_model_variance',
+                                                  'coalesce(cell_labeled_n, 0)', 'pool_rectifier_share_variance',
+                                                  'pool_weight_squares') }} as composite_variance
+        from (
+            select
+                *,
+                {{ ppi_composite_weight('within_model_variance', 'between_model_variance',
+                                        'coalesce(cell_labeled_n, 0)') }} as pool_weight
+            from (
+                select
+                    *,
+                    case when pool_models >= 2 and pool_n_spread > 0 and within_model_variance is not null then
+                        greatest(cast(0 as double), (pool_models - 1)
+                            * (between_model_sum_squares
+                               / {{ chi_square_lower_quantile('pool_models - 1', var('ppi_composite_tau2_z')) }}
+                               - within_model_variance) / pool_n_spread)
+                    else cast(0 as double) end as between_model_variance
+                from (
+                    select
+                        *,
+                        case when pool_n > pool_models
+                            then within_model_sum_squares / cast(pool_n - pool_models as double)
+                        end as within_model_variance,
+                        pool_between_sum - pool_e_sum * pool_e_sum / cast(pool_n as double) as between_model_sum_squares,
+                        cast(pool_n as double) - pool_n_squares / cast(pool_n as double) as pool_n_spread,
+                        pool_n_squares / (cast(pool_n as double) * cast(pool_n as double)) as pool_weight_squares
+                    from (
+                        -- per cell: its pool's models' linearised rectifiers (sums over the models k)
+                        select
+                            {%- for column in ['model'] + cell_keys + pivot_columns %}
+                            {{ column }},
+                            {%- endfor %}
+                            cast(count(k_n) as double) as pool_models,
+                            cast(coalesce(sum(k_n), 0) as double) as pool_n,
+                            cast(sum(k_n * k_n) as double) as pool_n_squares,
+                            sum(k_s) as pool_e_sum,
+                            sum(k_s * k_s / k_n) as pool_between_sum,
+                            sum(k_q - k_s * k_s / k_n) as within_model_sum_squares
+                        from (
+                            select
+                                cell_rows.*,
+                                cast(k.labeled_n as double) as k_n,
+                                {{ ppi_linearised_rectifier_sum('k', 'cell_rows.pool_lam', 'cell_rows.pool_raw_share',
+                                                                'cell_rows.pool_ppi_mean_b') }} as k_s,
+                                {{ ppi_linearised_rectifier_sum('k', 'cell_rows.pool_lam', 'cell_rows.pool_raw_share',
+                                                                'cell_rows.pool_ppi_mean_b', squared=true) }} as k_q
+                            from (
+                                select
+                                    model,
+                                    {%- for key in cell_keys %}
+                                    {{ key }},
+                                    {%- endfor %}
+                                    max(cell_labeled_n) as cell_labeled_n,
+                                    max(cell_labeled_sum_ya) as cell_labeled_sum_ya,
+                                    max(cell_labeled_sum_yb) as cell_labeled_sum_yb,
+                                    max(unlabeled_n) as unlabeled_n,
+                                    max(case when rectifier_source = 'pooled' then 1 else 0 end) as has_pool,
+                                    {%- for column in carried %}
+                                    max(case when rectifier_source = 'cell' then {{ column }} end) as own_{{ column }},
+                                    max(case when rectifier_source = 'pooled' then {{ column }} end)
+                                        as pool_{{ column }}{% if not loop.last %},{% endif %}
+                                    {%- endfor %}
+                                from (
+                                    {{ ppi_ratio_select(candidates, ['model'] + cell_keys + [
+                                        'rectifier_source', 'cell_labeled_n', 'cell_labeled_sum_ya',
+                                        'cell_labeled_sum_yb']) }}
+                                ) as estimates
+                                group by model, {{ keys }}
+                            ) as cell_rows
+                            left join ({{ model_sums }}) as k
+                                on {{ ppi_join_on_keys('cell_rows', 'k', cell_keys) }}
+                                and cell_rows.has_pool = 1
+                                and k.labeled_n > 0
+                                and cell_rows.pool_ppi_mean_b > 0
+                        ) as models
+                        group by
+                            {%- for column in ['model'] + cell_keys + pivot_columns %}
+                            {{ column }}{% if not loop.last %},{% endif %}
+                            {%- endfor %}
+                    ) as pooled_models
+                ) as moments
+            ) as between_models
+        ) as weighted
+    ) as composite
+{%- endmacro %}
