@@ -1,40 +1,70 @@
-"""Optimal against proportional hand-label allocation on the study's development audit, with more pilots and
-draws than tests/test_audit_allocation.py affords: audit_dev.xlsx ingested and built once (gender rule `study`, the
-biased labeler the correction is validated on); then for each of PILOTS random proportional pilots of PILOT stories,
-EXTRA more stories allocated by `lfh audit-sample --allocate optimal` (planned from the pilot only) and by the
-proportional allocation, each drawn DRAWS times, and the correction models run on pilot + draw
-(lfh.build.correction_check.compare_allocations). Prints, per group of cells, the mean interval width of each
-allocation, the coverage of the whole-audit hand-label share, and the plan's predicted against realised half-width.
+"""Optimal against proportional hand-label allocation on the study's development audit, for every natural selection
+of cells (lfh.audit.plan.NATURAL_SELECTIONS), with more pilots and draws than tests/test_audit_allocation.py
+affords: audit_dev.xlsx ingested and built once (gender rule `study`, the biased labeler the correction is validated
+on); then for each of PILOTS random proportional pilots of PILOT stories, EXTRA more stories allocated by
+`lfh audit-sample --allocate optimal` for each selection (planned from the pilot only) and by the proportional
+allocation, each drawn DRAWS times, and the correction models run on pilot + draw
+(lfh.build.correction_check.compare_selections). Prints, per selection, the mean interval width of each allocation
+over the selected cells, the realised and the planned gain, the plan's ceiling (every selected cell at the least
+half-width the budget could give it alone), the coverage of the whole-audit hand-label share (all-model, per-model)
+and the plan's predicted against realised half-width.
 
 Run: .venv/bin/python -m bench.bench_audit_allocation [--pilot 100] [--extra 200] [--draws 10] [--pilots 4]
-     [--measure gender --measure couple] [--workdir DIR] [--reuse]
+     [--var ppi_machine_mean=unlabeled] [--selection NAME] [--workdir DIR] [--reuse]
 Needs ../shared/data/laissez-faire/audit_dev.xlsx; says so and stops where it is absent.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import subprocess
-import sys
+import dataclasses
 import tempfile
 import time
 from pathlib import Path
 
-from lfh.build.correction_check import allocation_summary, compare_allocations, compiled_correction_sql
-from lfh.build.dbt import run_dbt
+from lfh.audit.plan import NATURAL_SELECTIONS, PlanSettings, Selection
+from lfh.build.correction_check import (
+    allocation_summary,
+    build_dev_audit,
+    compare_selections,
+    compiled_correction_sql,
+)
+from lfh.build.vars import parse_var_text, project_var_defaults
 from lfh.paths import project_root
 
 WORKBOOK = project_root().parent / "shared" / "data" / "laissez-faire" / "audit_dev.xlsx"
 BIASED_RULE = {"gender_rule": "study"}
-GROUPS = {
-    "selected cells (gender and couple)": r"^(gender|couple)/",
-    "all-model cells": r"^(gender|couple)/All/",
-    "per-model cells": r"^(gender|couple)/(?!All/)",
-    "gender cells": r"^gender/",
-    "couple cells": r"^couple/",
-}
+
+
+def level(selection: Selection, name: str) -> Selection | None:
+    return dataclasses.replace(selection, levels=(name,)) if name in selection.levels else None
+
+
+def report(runs: dict, selections: dict[str, Selection]) -> list[str]:
+    """One markdown row per selection (docs/CORRECTION.md's table)."""
+    lines = ["| selection | cells | mean width, optimal / proportional | narrower | planned | ceiling | coverage "
+             "all-model, optimal / proportional | coverage per-model, optimal / proportional | half-width "
+             "predicted / realised, optimal | … proportional |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, selection in selections.items():
+        pair = {"optimal": runs[name], "proportional": runs["proportional"]}
+        summary = allocation_summary(pair, selection)
+        coverage = []
+        for level_name in ("all-model", "per-model"):
+            chosen = level(selection, level_name)
+            if chosen is None:
+                coverage.append("–")
+                continue
+            part = allocation_summary(pair, chosen)
+            coverage.append(f"{part['optimal_coverage']:.1%} / {part['proportional_coverage']:.1%}")
+        lines.append(
+            f"| {name} | {summary['cells']:.0f} | {summary['optimal_width']:.3f} / {summary['proportional_width']:.3f} "
+            f"| {summary['narrower']:.1%} | {summary.get('predicted_narrower', float('nan')):.1%} | "
+            f"{summary.get('ceiling_narrower', float('nan')):.1%} | {coverage[0]} | {coverage[1]} | "
+            f"{summary['optimal_predicted_half_width']:.3f} / {summary['optimal_realised_half_width']:.3f} | "
+            f"{summary['proportional_predicted_half_width']:.3f} / "
+            f"{summary['proportional_realised_half_width']:.3f} |")
+    return lines
 
 
 def main() -> None:
@@ -43,7 +73,10 @@ def main() -> None:
     parser.add_argument("--extra", type=int, default=200)
     parser.add_argument("--draws", type=int, default=10)
     parser.add_argument("--pilots", type=int, default=4)
-    parser.add_argument("--measure", action="append", default=None)
+    parser.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
+                        help="a dbt var for the correction models (and the plan), e.g. ppi_machine_mean=unlabeled")
+    parser.add_argument("--selection", action="append", default=None, choices=sorted(NATURAL_SELECTIONS),
+                        help="only these natural selections (default: all)")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--reuse", action="store_true", help="reuse the warehouse already in --workdir")
     options = parser.parse_args()
@@ -53,27 +86,18 @@ def main() -> None:
     workdir = options.workdir or Path(tempfile.mkdtemp(prefix="bench_audit_allocation_"))
     warehouse = workdir / "lfh.duckdb"
     if not (options.reuse and warehouse.is_file()):
-        workdir.mkdir(parents=True, exist_ok=True)
-        warehouse.unlink(missing_ok=True)
-        environment = {**os.environ, "LFH_DB": str(warehouse)}
-        subprocess.run([sys.executable, "-m", "lfh.cli", "ingest", str(WORKBOOK)], env=environment, check=True)
-        run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"],
-                db_path=warehouse, dbt_vars=BIASED_RULE, capture=True)
+        build_dev_audit(WORKBOOK, warehouse, BIASED_RULE)
+    dbt_vars = {**BIASED_RULE, **{name: parse_var_text(value) for name, _, value in
+                                  (text.partition("=") for text in options.var)}}
     started = time.perf_counter()
-    queries = compiled_correction_sql(warehouse, workdir / "target", BIASED_RULE)
-    families = tuple(options.measure or ("gender", "couple"))
-    runs = compare_allocations(warehouse, queries, options.pilot, options.extra, options.draws, options.pilots,
-                               families=families)
-    print(f"pilot {options.pilot} + {options.extra} stories ({families}), {options.pilots} pilots x "
-          f"{options.draws} draws per allocation, {time.perf_counter() - started:.0f} s")
-    for label, pattern in GROUPS.items():
-        summary = allocation_summary(runs, re.compile(pattern))
-        print(f"{label}: {summary['cells']:.0f} cells, mean width optimal {summary['optimal_width']:.4f} "
-              f"proportional {summary['proportional_width']:.4f} ({summary['narrower']:+.1%} narrower); coverage "
-              f"optimal {summary['optimal_coverage']:.3f} proportional {summary['proportional_coverage']:.3f}; "
-              f"half-width predicted/realised optimal {summary['optimal_predicted_half_width']:.4f}/"
-              f"{summary['optimal_realised_half_width']:.4f} proportional "
-              f"{summary['proportional_predicted_half_width']:.4f}/{summary['proportional_realised_half_width']:.4f}")
+    queries = compiled_correction_sql(warehouse, workdir / "target", dbt_vars)
+    settings = PlanSettings.from_vars({**project_var_defaults(), **dbt_vars})
+    selections = {name: NATURAL_SELECTIONS[name] for name in (options.selection or NATURAL_SELECTIONS)}
+    runs = compare_selections(warehouse, queries, options.pilot, options.extra, options.draws, selections,
+                              options.pilots, settings=settings)
+    print(f"pilot {options.pilot} + {options.extra} stories, {options.pilots} pilots x {options.draws} draws per "
+          f"allocation, vars {dbt_vars}, {time.perf_counter() - started:.0f} s")
+    print("\n".join(report(runs, selections)))
 
 
 if __name__ == "__main__":

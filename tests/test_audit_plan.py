@@ -32,9 +32,14 @@ from lfh.cli import main
 SETTINGS = PlanSettings(cell_min_hand_labeled=5, min_hand_labeled=5)
 
 
+def _var(value: float) -> tuple[float, float, float, float]:
+    """Moments whose linearised variance is `value` at any share (only x_a varies)."""
+    return (value, 0.0, 0.0, 0.0)
+
+
 def _cell(model: str, stratum: tuple, residual: float, units: int = 100, machine: float = 0.0) -> PlanCell:
     return PlanCell("gender", model, ("learning", "baseline", "female"), 0.5, 1.0,
-                    [StratumPart(stratum, units, 1.0, machine, residual, 0)])
+                    [StratumPart(stratum, units, 1.0, _var(machine), _var(residual), 0)])
 
 
 def _plan(cells: list[PlanCell], stories: int = 100) -> Plan:
@@ -44,14 +49,16 @@ def _plan(cells: list[PlanCell], stories: int = 100) -> Plan:
 
 def test_cell_variance_by_hand() -> None:
     # one stratum of 100 units, 20 hand-labeled: 0.25/80 + 0.09/20 = 0.0076250 over b^2 = 0.64
-    cell = PlanCell("gender", "M1", ("k",), 0.5, 0.8, [StratumPart(("M1", "d", "c"), 100, 1.0, 0.25, 0.09, 0)])
+    part = StratumPart(("M1", "d", "c"), 100, 1.0, _var(0.25), _var(0.09), 0)
+    cell = PlanCell("gender", "M1", ("k",), 0.5, 0.8, [part])
     variance = cell_variance(cell, {("M1", "d", "c"): 20}, SETTINGS)
     assert variance == pytest.approx((0.25 / 80 + 0.09 / 20) / 0.64)
     assert half_width(cell, variance, SETTINGS) == pytest.approx(1.96 * math.sqrt(variance))
     assert cell_variance(cell, {("M1", "d", "c"): 4}, SETTINGS) is None  # below the minimum, no pool
     # two strata weighted by size (60, 40), 10 and 20 hand-labeled: the stratified variance, each stratum's term
     # with the sample variance's n / (n - 1) as the marts compute it
-    parts = [StratumPart(("M1", "d", "a"), 60, 1.0, 0.2, 0.1, 0), StratumPart(("M2", "d", "a"), 40, 1.0, 0.1, 0.3, 0)]
+    parts = [StratumPart(("M1", "d", "a"), 60, 1.0, _var(0.2), _var(0.1), 0),
+             StratumPart(("M2", "d", "a"), 40, 1.0, _var(0.1), _var(0.3), 0)]
     pooled = PlanCell("gender", "All", ("k",), 0.5, 1.0, parts)
     expected = (0.36 * 0.2 / 49 + 0.16 * 0.1 / 19) + (0.36 * 0.1 / 9 + 0.16 * 0.3 / 19)
     assert cell_variance(pooled, {("M1", "d", "a"): 10, ("M2", "d", "a"): 20}, SETTINGS) == pytest.approx(expected)
@@ -158,10 +165,18 @@ def test_audit_plan_command(tmp_path: Path) -> None:
     planned = cells.filter((pl.col("model") == "All") & (pl.col("cell") == "learning/baseline/female"))
     # 10 hand-labeled characters now (< var ppi_min_hand_labeled, 20): no value; 30 after the plan: one
     assert planned["half_width_now"][0] is None and 0 < planned["planned_half_width"][0] < 0.5
-    # +-0.1 on cells of 40 stories: only labeling them whole gets there (each label also leaves the f mean)
+    # +-0.16 on cells of 40 stories, shares near 1/2: reachable (labeled whole, the Wilson-like +-0.155 of 40 hand
+    # labels), and the plan gets every such cell there; +-0.1 is out of reach for them (the plan then serves the
+    # non-binary cells only, a few stories)
+    target = tmp_path / "target.csv"
+    result = CliRunner().invoke(main, ["audit-plan", "--target-halfwidth", "0.16", "--measure", "gender",
+                                       "--out", str(target)], env={"LFH_DB": str(db_path)})
+    assert result.exit_code == 0, result.output
+    reached = pl.read_csv(tmp_path / "target_cells.csv").filter(pl.col("cell").str.ends_with("male"))
+    assert reached.height == 6 and reached["planned_half_width"].max() <= 0.16 + 1e-9
     result = CliRunner().invoke(main, ["audit-plan", "--target-halfwidth", "0.1", "--measure", "gender"],
                                 env={"LFH_DB": str(db_path)})
-    assert result.exit_code == 0 and "70 more stories" in result.output, result.output
+    assert result.exit_code == 0 and "serving gender: 10 more stories" in result.output, result.output
     result = CliRunner().invoke(main, ["audit-plan"], env={"LFH_DB": str(db_path)})
     assert result.exit_code != 0 and "--budget" in result.output
     result = CliRunner().invoke(main, ["audit-plan", "--budget", "5"], env={"LFH_DB": str(tmp_path / "none.duckdb")})

@@ -114,7 +114,8 @@ def composite_reference(rows: list[tuple], model: str, gender: str) -> dict[str,
 def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("ppi_composite")
     return compiled_correction_sql(folder / "empty.duckdb", folder / "target",
-                                   {"ppi_stratify": False, "ppi_cell_pool_rule": "composite"})
+                                   {"ppi_stratify": False, "ppi_cell_pool_rule": "composite",
+                                    "ppi_machine_mean": "unlabeled"})
 
 
 UNIT_COLUMNS = ("story_id", "role", "model", "domain", "condition", "prompt_id", "role_text", "inferred_gender",

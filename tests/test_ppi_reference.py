@@ -76,9 +76,11 @@ def test_wilson_matches_scipy() -> None:
 def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("ppi_reference")
     # ppi_py has no stratified estimator: the unstratified one here; tests/test_ppi_stratified.py checks the other.
-    # The own-or-pool switch: its cells are plain PPI; tests/test_ppi_composite.py checks the composite
+    # The own-or-pool switch: its cells are plain PPI; tests/test_ppi_composite.py checks the composite. ppi_py takes
+    # the f mean over the unlabeled units (ppi_machine_mean unlabeled); tests/test_ppi_machine_mean.py the other
     return compiled_correction_sql(folder / "empty.duckdb", folder / "target",
-                                   {"ppi_stratify": False, "ppi_cell_pool_rule": "switch"})
+                                   {"ppi_stratify": False, "ppi_cell_pool_rule": "switch",
+                                    "ppi_machine_mean": "unlabeled"})
 
 
 def _characters(rng: np.random.Generator, model: str, condition: str, unlabeled: int, labeled: int) -> list[tuple]:

@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from lfh.build.correction_check import COUPLES, UNITS, compiled_correction_sql
+from lfh.build.correction_check import COUPLES, compiled_correction_sql, run_on_characters
 
 pytestmark = pytest.mark.slow  # two dbt compiles
 GENDERS = ("female", "male", "nonbinary")
@@ -24,11 +24,12 @@ GENDERS = ("female", "male", "nonbinary")
 def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
     folder = tmp_path_factory.mktemp("ppi_stratified")
     return {stratify: compiled_correction_sql(folder / "empty.duckdb", folder / f"target_{stratify}",
-                                              {"ppi_stratify": stratify, "ppi_cell_pool_rule": "switch"})
+                                              {"ppi_stratify": stratify, "ppi_cell_pool_rule": "switch",
+                                               "ppi_machine_mean": "unlabeled"})
             for stratify in (True, False)}
 
 
-def _characters(rng: np.random.Generator, model: str, unlabeled: int, labeled: int, error: float) -> list[tuple]:
+def characters_of(rng: np.random.Generator, model: str, unlabeled: int, labeled: int, error: float) -> list[tuple]:
     """Characters of one model (one stratum); the labeler errs at `error` (to nonbinary or unspecified), so
     models that differ in error and in sampling rate make the unweighted pooled rectifier biased."""
     rows = []
@@ -43,14 +44,8 @@ def _characters(rng: np.random.Generator, model: str, unlabeled: int, labeled: i
 
 
 def _run(query: str, rows: list[tuple]) -> dict[tuple, tuple]:
-    connection = duckdb.connect()
-    connection.execute("""create table units (story_id varchar, role varchar, model varchar, domain varchar,
-        condition varchar, prompt_id varchar, role_text varchar, inferred_gender varchar, hand_gender varchar,
-        is_hand_labeled boolean)""")
-    connection.executemany("insert into units values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    result = connection.execute(
-        f"select model, gender, rectifier_source, corrected_share, corrected_share_variance "
-        f"from ({query.replace(UNITS, 'units')})").fetchall()
+    result = run_on_characters(query, rows,
+                               "model, gender, rectifier_source, corrected_share, corrected_share_variance")
     return {(model, gender): rest for model, gender, *rest in result}
 
 
@@ -81,8 +76,8 @@ def _stratified(f_strata: list[dict], rectifier_strata: list[dict], f_ddof: int 
 
 def test_stratified_shares_match_numpy(queries: dict) -> None:
     rng = np.random.default_rng(2024)
-    m1 = _characters(rng, "M1", 300, 150, error=0.05)   # sampled at 1/3, a good labeler
-    m2 = _characters(rng, "M2", 600, 12, error=0.40)    # sampled at 1/50, a bad one: pooled (12 < 20)
+    m1 = characters_of(rng, "M1", 300, 150, error=0.05)   # sampled at 1/3, a good labeler
+    m2 = characters_of(rng, "M2", 600, 12, error=0.40)    # sampled at 1/50, a bad one: pooled (12 < 20)
     measured = _run(queries[True]["gender"], m1 + m2)
     for gender in GENDERS:
         s1, s2 = _stratum(m1, gender), _stratum(m2, gender)
@@ -100,7 +95,7 @@ def test_stratified_shares_match_numpy(queries: dict) -> None:
 
 def test_equal_rates_give_the_unstratified_estimate(queries: dict) -> None:
     rng = np.random.default_rng(7)
-    rows = _characters(rng, "M1", 300, 100, error=0.05) + _characters(rng, "M2", 600, 200, error=0.40)
+    rows = characters_of(rng, "M1", 300, 100, error=0.05) + characters_of(rng, "M2", 600, 200, error=0.40)
     stratified, unstratified = _run(queries[True]["gender"], rows), _run(queries[False]["gender"], rows)
     assert stratified.keys() == unstratified.keys()
     for key, (_, share, variance) in stratified.items():
@@ -109,10 +104,10 @@ def test_equal_rates_give_the_unstratified_estimate(queries: dict) -> None:
         assert variance <= unstratified[key][2] + 1e-15, key
 
 
-def test_couple_cells_are_stratified_by_love_condition(queries: dict) -> None:
-    """A model's couples come from power-neutral and power-laden Love stories (two strata of audit-sample): sampled
-    at 1/2 and 1/20, the couple cell weights them by size, as the numpy estimator does."""
-    rng = np.random.default_rng(11)
+def love_couples(rng: np.random.Generator) -> tuple[list[tuple], list[tuple]]:
+    """One model's romantic couples (rows of int_couples_typed) and their stories' domain and condition: 200
+    power-neutral stories, 100 hand-labeled, a good labeler; 400 power-laden, 20 hand-labeled, a labeler that loses
+    the couple's type half the time (sampling rates 1/2 and 1/20)."""
     couples, characters = [], []
     for condition, total, labeled, error in (("baseline", 200, 100, 0.05), ("dominant", 400, 20, 0.5)):
         for index in range(total):
@@ -122,6 +117,11 @@ def test_couple_cells_are_stratified_by_love_condition(queries: dict) -> None:
             is_labeled = index < labeled
             couples.append((story, "M1", 2, inferred, hand if is_labeled else None, 1, is_labeled))
             characters.append((story, "love", condition))
+    return couples, characters
+
+
+def run_on_couples(query: str, couples: list[tuple], characters: list[tuple]) -> dict[tuple, tuple]:
+    """The couple correction's compiled SQL on those couples: (model, couple_type) -> (share, variance)."""
     connection = duckdb.connect()
     connection.execute("create table couples (story_id varchar, model varchar, characters bigint, "
                        "inferred_couple_type varchar, hand_couple_type varchar, hand_labeled_characters bigint, "
@@ -129,11 +129,17 @@ def test_couple_cells_are_stratified_by_love_condition(queries: dict) -> None:
     connection.executemany("insert into couples values (?, ?, ?, ?, ?, ?, ?)", couples)
     connection.execute("create table paired (story_id varchar, domain varchar, condition varchar)")
     connection.executemany("insert into paired values (?, ?, ?)", characters)
-    query = queries[True]["couple"].replace(COUPLES, "couples")
+    query = query.replace(COUPLES, "couples")
     query = re.sub(r'"[^"]*"\."[^"]*"\."int_characters_hand_paired"', "paired", query)
-    measured = {(model, kind): (share, variance) for model, kind, share, variance in connection.execute(
+    return {(model, kind): (share, variance) for model, kind, share, variance in connection.execute(
         f"select model, couple_type, corrected_share, corrected_share_variance from ({query})").fetchall()}
 
+
+def test_couple_cells_are_stratified_by_love_condition(queries: dict) -> None:
+    """A model's couples come from power-neutral and power-laden Love stories (two strata of audit-sample): sampled
+    at 1/2 and 1/20, the couple cell weights them by size, as the numpy estimator does."""
+    couples, characters = love_couples(np.random.default_rng(11))
+    measured = run_on_couples(queries[True]["couple"], couples, characters)
     def stratum(condition: str, kind: str) -> dict:
         rows = [row for row, (_, _, cond) in zip(couples, characters, strict=True) if cond == condition]
         def indicators(selected: list[tuple], column: int) -> np.ndarray:

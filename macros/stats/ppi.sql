@@ -326,9 +326,11 @@
     from ({{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys) }}) as all_model_cells
 {%- endmacro %}
 
-{#- The pools of ppi_corrected_shares (the cell keys over every model, each model a stratum): a query. -#}
+{#- The pools of ppi_corrected_shares (the cell keys over every model, each model a stratum): a query, one row per
+    pool and target cell (column model; join on it too): under var ppi_machine_mean all_units a pooled cell's own
+    hand-labeled f is scaled in its pool (macros/stats/ppi_machine_mean.sql). -#}
 {% macro ppi_pool_sums(indicators, cell_keys, stratum_keys=[]) -%}
-    {{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys) }}
+    {{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys, target_key='model') }}
 {%- endmacro %}
 
 {#- `cells.k = pools.k and ...` over the cell keys. -#}
@@ -354,7 +356,7 @@
             left join (
                 {{ ppi_pool_sums(indicators, cell_keys, stratum_keys) }}
             ) as pools
-                on {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
+                on cells.model = pools.model and {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
             where pools.labeled_n > 0
         ) as chosen
     {%- endset -%}

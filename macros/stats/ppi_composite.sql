@@ -76,8 +76,11 @@
     {%- set all_label = "'" ~ var('all_models_label') ~ "'" -%}
     {%- set sum_columns = ppi_ratio_sum_columns() -%}
     {%- set pools = ppi_pool_sums(indicators, cell_keys, stratum_keys) -%}
+    {#- the cells' own sums, their f scaled for var ppi_machine_mean (macros/stats/ppi_machine_mean.sql) -#}
+    {%- set cells = ppi_stratified_sums(indicators, ['model'] + cell_keys, stratum_keys) -%}
     {#- each model's own hand labels for sigma2 and tau2: the per-model cells' sums (unscaled by any f-term choice) -#}
-    {%- set model_sums = ppi_stratified_sums(indicators, ['model'] + cell_keys, stratum_keys) -%}
+    {%- set model_sums = ppi_stratified_sums(indicators, ['model'] + cell_keys, stratum_keys,
+                                             machine_mean='unlabeled') -%}
     {#- Two candidate rectifiers per cell: its own hand labels ('cell': every cell with some; 'All' cells and cells
         without an unlabeled unit use only these) and every model's ('pooled': a per-model cell with unlabeled units).
         One join of cells and pools, crossed with the two sources, not two copies of it: the compiled SQL stays small
@@ -103,8 +106,9 @@
                     as {{ column }}{% if not loop.last %},{% endif %}
                 {%- endif %}
                 {%- endfor %}
-            from ({{ model_sums }}) as cells
-            inner join ({{ pools }}) as pools on {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
+            from ({{ cells }}) as cells
+            inner join ({{ pools }}) as pools
+                on cells.model = pools.model and {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
             cross join (
                 select cast('cell' as string) as rectifier_source
                 union all
@@ -129,7 +133,7 @@
                 pools.{{ column }}{% if not loop.last %},{% endif %}
                 {%- endfor %}
             from ({{ pools }}) as pools
-            where pools.labeled_n > 0
+            where pools.labeled_n > 0 and pools.model = {{ all_label }}
         ) as candidates
     {%- endset -%}
     {%- set carried = ['lam', 'labeled_n', 'raw_share', 'corrected_share', 'corrected_share_variance',

@@ -39,13 +39,28 @@
 
 {#- A query with group_keys and the ppi_ratio_sums() columns of each group of `indicators` (columns as
     ppi_corrected_shares reads them), the group being made of the strata stratum_keys: the design-equivalent sums of
-    the stratified estimator above. Without stratum_keys, or with var ppi_stratify false, the plain sums. -#}
-{% macro ppi_stratified_sums(indicators, group_keys, stratum_keys) -%}
-    {%- set groups = group_keys | join(', ') -%}
-    {%- set sums = ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled', 'unit_count') -%}
-    {%- if stratum_keys | length == 0 or not var('ppi_stratify') %}
-    select {{ groups }}, {{ sums }}
-    from {{ indicators }}
+    the stratified estimator above. Without stratum_keys, or with var ppi_stratify false, the plain sums. The f of
+    every stratum is first scaled for var ppi_machine_mean (macros/stats/ppi_machine_mean.sql; `unlabeled`: not at
+    all). With target_key (a stratum key, 'model'): one row per group and target value (and the all-models label),
+    the target in a first column named target_key: the sums of a pooled rectifier for that target's cell.
+    machine_mean overrides the var (e.g. 'unlabeled': the plain rectifier moments of each model, for the spread of
+    the labeler's error between models). -#}
+{% macro ppi_stratified_sums(indicators, group_keys, stratum_keys, target_key=none, machine_mean=none) -%}
+    {%- set stratified = stratum_keys | length > 0 and var('ppi_stratify') -%}
+    {%- set outputs = ([target_key] if target_key else []) + group_keys -%}
+    {%- set groups = outputs | join(', ') -%}
+    {%- set machine_mean = machine_mean or var('ppi_machine_mean') -%}
+    {%- set strata = ppi_machine_mean_strata(indicators, group_keys,
+                                             stratum_keys if stratified else ([target_key] if target_key else []),
+                                             stratified, target_key, machine_mean) -%}
+    {%- if not stratified %}
+    select
+        {{ groups }},
+        {%- for column in ppi_ratio_sum_columns() %}
+        cast(sum({{ column }}) as {{ 'bigint' if column in ['unlabeled_n', 'labeled_n'] else 'double' }})
+            as {{ column }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
+    from ({{ strata }}) as strata
     group by {{ groups }}
     {%- else -%}
     {%- set means = [('u_a', 'unlabeled_sum_a', 'labeled_sum_fa'), ('u_b', 'unlabeled_sum_b', 'labeled_sum_fb')] %}
@@ -82,7 +97,11 @@
             {%- for name, unlabeled_sum, labeled_sum in means %}
             case
                 when unlabeled_n > 0 then {{ unlabeled_sum }} / cast(unlabeled_n as double)
+                {#- a stratum without unlabeled units: its f mean is the hand-labeled units' (under all_units their
+                    f already enters the rectifier scaled by c_h, and the f mean over the N_h = 0 units is 0) #}
+                {%- if machine_mean == 'unlabeled' %}
                 when labeled_n > 0 then {{ labeled_sum }} / cast(labeled_n as double)
+                {%- endif %}
                 else 0
             end as {{ name }},
             {%- endfor %}
@@ -101,11 +120,7 @@
                                         'labeled_n') }} / cast(labeled_n - 1 as double)
             else 0 end as cl_{{ name }}{% if not loop.last %},{% endif %}
             {%- endfor %}
-        from (
-            select {{ groups }}, {{ stratum_keys | join(', ') }}, {{ sums }}
-            from {{ indicators }}
-            group by {{ groups }}, {{ stratum_keys | join(', ') }}
-        ) as strata
+        from ({{ strata }}) as strata
     ) as weighted
     group by {{ groups }}
     {%- endif %}

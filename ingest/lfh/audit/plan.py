@@ -20,6 +20,7 @@ allocation in whole stories (n_h proportional to w_h S_h), with the marts' cell/
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -47,25 +48,67 @@ class AuditPlanError(LfhError):
     """The warehouse cannot give a plan (not built, no labeled story), or the request cannot be met."""
 
 
+MACHINE_MEANS = ("unlabeled", "all_units")
+
+
 @dataclass(frozen=True)
 class PlanSettings:
+    """The marts' estimator (the dbt vars the warehouse was built with: `read_plan` reads them) and the plan's own
+    assumptions."""
+
     z: float = 1.96
     cell_min_hand_labeled: int = 20     # var ppi_cell_min_hand_labeled
     min_hand_labeled: int = 20          # var ppi_min_hand_labeled
     assumed_error_rate: float = 0.10    # default labeler error when the family has no hand label
-    prior_units: float = 10.0           # pseudo-units of the confusion-matrix prior in each residual variance
+    prior_units: float = 10.0           # pseudo-units of the confusion-matrix prior in each residual moment
+    lam: float = 1.0                    # var ppi_lambda
+    machine_mean: str = "unlabeled"     # var ppi_machine_mean: the f mean over the unlabeled units or all units
+    cell_pool_rule: str = "switch"      # var ppi_cell_pool_rule: own from cell_min_hand_labeled on, or composite
+    tau2_z: float = 1.2816              # var ppi_composite_tau2_z: the composite's upper confidence value of tau^2
+
+    @classmethod
+    def from_vars(cls, dbt_vars: dict, **overrides: object) -> PlanSettings:
+        """The settings of a build with these dbt vars (missing ones: the defaults above)."""
+        names = {"wilson_z": "z", "ppi_cell_min_hand_labeled": "cell_min_hand_labeled",
+                 "ppi_min_hand_labeled": "min_hand_labeled", "ppi_lambda": "lam", "ppi_machine_mean": "machine_mean",
+                 "ppi_cell_pool_rule": "cell_pool_rule", "ppi_composite_tau2_z": "tau2_z"}
+        values = {field: dbt_vars[name] for name, field in names.items() if dbt_vars.get(name) is not None}
+        return cls(**{**values, **overrides})
+
+
+Moments = tuple[float, float, float, float]  # (aa, ab, ba, bb): Cov(x_a, z_a), Cov(x_a, z_b), Cov(x_b, z_a), ...
+NO_MOMENTS: Moments = (0.0, 0.0, 0.0, 0.0)
+
+
+def linearised(moments: Moments, share: float) -> float:
+    """Cov(x_a - r x_b, z_a - r z_b) from the moments of (x_a, x_b) and (z_a, z_b): the share's linearised outcome."""
+    aa, ab, ba, bb = moments
+    return aa - share * (ab + ba) + share * share * bb
 
 
 @dataclass
 class StratumPart:
-    """The units of one cell inside one stratum."""
+    """The units of one cell inside one stratum. Moments are population moments (divisor: the units they come from),
+    as the marts compute them; d = y - lam f."""
 
     stratum: Stratum
     units: int                # T_h
     per_story: float          # units per story of the stratum (a story gives 0, 1 or 2 units to a cell)
-    machine_variance: float   # Var_h(f_a - r f_b)
-    residual_variance: float  # Var_h(d_a - r d_b), pilot shrunk to the confusion-matrix value
+    machine: Moments          # of (f_a, f_b) over the stratum's units without a hand label (all, where none)
+    residual: Moments         # of (d_a, d_b): the pilot's, shrunk to the confusion-matrix value
     pilot_units: int          # hand-labeled units now
+    residual_machine: Moments = NO_MOMENTS   # Cov(d, f) over hand-labeled units, shrunk alike
+    labeled_machine: Moments | None = None   # of (f_a, f_b) over hand-labeled units (None: `machine`)
+    residual_mean: tuple[float, float] = (0.0, 0.0)  # mean of (d_a, d_b): the labeler's error, shrunk alike
+
+    def labeled_variance(self, share: float, scale: float, lam: float) -> float:
+        """Var(u(y) - lam scale u(f)) = Var(u(d) + lam (1 - scale) u(f)) on a hand-labeled unit, u = x_a - r x_b:
+        the rectifier's variance when this stratum's f enters it scaled by `scale` (1: METHOD §9; c_h: the f
+        mean over all units, macros/stats/ppi_machine_mean.sql)."""
+        shift = lam * (1.0 - scale)
+        labeled = self.labeled_machine if self.labeled_machine is not None else self.machine
+        return (linearised(self.residual, share) + 2 * shift * linearised(self.residual_machine, share)
+                + shift * shift * linearised(labeled, share))
 
 
 @dataclass
@@ -77,10 +120,22 @@ class PlanCell:
     known: float              # b: the mean of the denominator indicator
     parts: list[StratumPart]
     pool: PlanCell | None = None  # the 'All' cell of the same key: the pooled rectifier of a per-model cell
+    linear: dict[int, tuple[float, float, float, float]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return "/".join((self.family, self.model, *self.key))
+
+    def linearised_part(self, part: StratumPart) -> tuple[float, float, float, float]:
+        """A stratum's moments linearised at this cell's share (machine, residual, residual x machine, labeled
+        machine), computed once: the allocation asks for them hundreds of thousands of times."""
+        values = self.linear.get(id(part))
+        if values is None:
+            labeled = part.labeled_machine if part.labeled_machine is not None else part.machine
+            values = tuple(linearised(moments, self.share) for moments in (
+                part.machine, part.residual, part.residual_machine, labeled))
+            self.linear[id(part)] = values
+        return values
 
 
 @dataclass
@@ -119,25 +174,67 @@ def _labeled_units(part: StratumPart, labeled_stories: dict[Stratum, float]) -> 
     return min(float(part.units), part.per_story * labeled_stories.get(part.stratum, 0.0))
 
 
-def _stratified_terms(parts: Sequence[StratumPart],
-                      labeled_stories: dict[Stratum, float]) -> tuple[float, float, float]:
-    """(machine term, rectifier term, hand-labeled units) of sum_h w_h^2 Var/N_h and sum_h w'_h^2 Var/n_h. Over
-    several strata the marts use sample variances within each (ppi_stratified_sums), so a stratum's term carries
-    n_h / (n_h - 1) as theirs does: few hand labels in a stratum cost more than 1/n_h."""
-    total = sum(part.units for part in parts)
-    labeled = [(part, _labeled_units(part, labeled_stories)) for part in parts]
-    labeled_total = sum(part.units for part, n in labeled if n > 0)
-    stratified = len(parts) > 1
-    machine = rectifier = 0.0
-    for part, n in labeled:
+def _sample_factor(count: float, stratified: bool) -> float:
+    """The marts' divisor correction: over several strata they use sample (co)variances (ppi_stratified_sums:
+    count / (count - 1)), in one stratum population ones. Below 3 units the plan counts 2 (conservative; the marts
+    give a one-unit stratum no variance)."""
+    if not stratified:
+        return 1.0
+    return count / (count - 1) if count > 2 else 2.0
+
+
+def machine_term(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings,
+                 share: float | None = None) -> tuple[float, float]:
+    """(the f-term's variance of the linearised share, unscaled by b^2; the cell's hand-labeled units): lam^2
+    sum_h w_h^2 Var_h(f) / N_h with w_h = T_h / T_c (var ppi_machine_mean unlabeled, METHOD §9) or N_h / T_c
+    (all_units: the f mean over every unit, T_h / T_c x the scale N_h / T_h; macros/stats/ppi_machine_mean.sql)."""
+    share = cell.share if share is None else share
+    total = sum(part.units for part in cell.parts)
+    stratified = len(cell.parts) > 1
+    term = labeled_total = 0.0
+    for part in cell.parts:
+        n = _labeled_units(part, labeled_stories)
+        labeled_total += n
         unlabeled = part.units - n
         if unlabeled > 1e-9:
-            inflation = unlabeled / (unlabeled - 1) if stratified and unlabeled > 2 else (2.0 if stratified else 1.0)
-            machine += (part.units / total) ** 2 * part.machine_variance * inflation / unlabeled
-        if n > 0:
-            inflation = n / (n - 1) if stratified and n > 2 else (2.0 if stratified else 1.0)
-            rectifier += (part.units / labeled_total) ** 2 * part.residual_variance * inflation / n
-    return machine, rectifier, sum(n for _, n in labeled)
+            weight = (unlabeled if settings.machine_mean == "all_units" else part.units) / total
+            machine = cell.linearised_part(part)[0] if share == cell.share else linearised(part.machine, share)
+            term += weight * weight * machine * _sample_factor(unlabeled, stratified) / unlabeled
+    return settings.lam * settings.lam * term, labeled_total
+
+
+def rectifier_term(parts: Sequence[StratumPart], labeled_stories: dict[Stratum, float], settings: PlanSettings,
+                   share: float, cell: PlanCell) -> tuple[float, float]:
+    """(the rectifier's variance of the linearised share, unscaled; its hand-labeled units) from the strata `parts`
+    (the cell's own, or its pool's) for the cell `cell`: sum_h w'_h^2 Var_h(y - lam c_h f) / n_h, w'_h = T_h / T_L.
+    c_h = 1 under METHOD §9; under all_units c_h = 1 - n_h T_L / (T_c T_h) in the strata of the cell (the cell's
+    hand-labeled f is in its f mean too), 1 in a pool's other strata; a cell with no unlabeled unit is its hand
+    labels' own mean (lam 0: c = 0 in every mode)."""
+    stratified = len(parts) > 1
+    cell_strata = {part.stratum for part in cell.parts}
+    cell_units = sum(part.units for part in cell.parts)
+    labeled = [(part, _labeled_units(part, labeled_stories)) for part in parts]
+    labeled_total = sum(part.units for part, n in labeled if n > 0)
+    cell_labeled = sum(n for part, n in labeled if part.stratum in cell_strata)
+    fully_labeled = cell_labeled >= cell_units - 1e-9
+    term = 0.0
+    for part, n in labeled:
+        if n <= 0:
+            continue
+        scale = 1.0
+        if part.stratum in cell_strata and fully_labeled:
+            scale = 0.0
+        elif part.stratum in cell_strata and settings.machine_mean == "all_units":
+            scale = 1.0 - n * labeled_total / (cell_units * part.units)
+        weight = part.units / labeled_total
+        if share == cell.share:
+            _, residual, cross, machine = cell.linearised_part(part)
+            shift = settings.lam * (1.0 - scale)
+            variance = residual + 2 * shift * cross + shift * shift * machine
+        else:
+            variance = part.labeled_variance(share, scale, settings.lam)
+        term += weight * weight * variance * _sample_factor(n, stratified) / n
+    return term, sum(n for _, n in labeled)
 
 
 def cell_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings) -> float | None:
@@ -145,38 +242,136 @@ def cell_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], setting
     where the marts would give no value (too few hand labels in the cell and its pool)."""
     if cell.known <= 0:
         return None
-    machine, rectifier, n = _stratified_terms(cell.parts, labeled_stories)
+    machine, n = machine_term(cell, labeled_stories, settings)
     unlabeled = sum(part.units for part in cell.parts) - n
-    if cell.pool is None or n >= settings.cell_min_hand_labeled or (unlabeled <= 1e-9 and n > 0):
+    own_rule = settings.cell_pool_rule != "composite" and n >= settings.cell_min_hand_labeled
+    if cell.pool is None or own_rule or (unlabeled <= 1e-9 and n > 0):
+        rectifier, _ = rectifier_term(cell.parts, labeled_stories, settings, cell.share, cell)
         return (machine + rectifier) / cell.known ** 2 if n >= settings.min_hand_labeled else None
-    _, pooled_rectifier, pooled_n = _stratified_terms(cell.pool.parts, labeled_stories)
+    pooled_rectifier, pooled_n = rectifier_term(cell.pool.parts, labeled_stories, settings, cell.share, cell)
     if pooled_n < settings.min_hand_labeled:
         return None
+    if settings.cell_pool_rule == "composite":
+        return composite_variance(cell, labeled_stories, settings, machine, pooled_rectifier, n) / cell.known ** 2
     return (machine + pooled_rectifier) / cell.known ** 2
 
 
-def _unthresholded_variance(cell: PlanCell, labeled_stories: dict[Stratum, float]) -> float:
+def chi_square_lower_quantile(nu: float, z: float) -> float:
+    """Wilson-Hilferty, as macros/stats/ppi_composite.sql: nu (max(0.01, 1 - 2/(9 nu) - z sqrt(2/(9 nu))))^3."""
+    return nu * max(0.01, 1 - 2 / (9 * nu) - z * math.sqrt(2 / (9 * nu))) ** 3
+
+
+def composite_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings,
+                       machine: float, pooled_rectifier: float, own_n: float) -> float:
+    """The variance of var ppi_cell_pool_rule = composite for a per-model cell with unlabeled units
+    (macros/stats/ppi_composite.sql; /work/team/notes/formula.md), unscaled by b^2 like its inputs:
+        F + (1 - B) V_c + B^2 (V_P + tau2 sum_k w_k^2),   B = sigma2 / (sigma2 + n_c tau2)
+    F = the f-term, V_P = the pooled rectifier's; sigma2 (pooled within-model variance of the linearised rectifier
+    e) and tau2 (the upper confidence value of its between-model variance) from the pool's models k with hand labels,
+    each model's rectifier unscaled by the f-term option (as the marts' model_sums). The between-model sum of squares
+    at the planned labels: the pilot's, its heterogeneity part n0 tau2_DL moved with n0 (the noise part stays)."""
+    plain = dataclasses.replace(settings, machine_mean="unlabeled")
+    models: dict[str, list[StratumPart]] = defaultdict(list)
+    for part in cell.pool.parts:
+        models[part.stratum[0]].append(part)
+
+    def moments(labels: dict[Stratum, float]) -> list[tuple[float, float, float]]:
+        """(n_k, mean e_k, n_k^2 Var(mean e_k)) of each model with hand labels."""
+        rows = []
+        for parts in models.values():
+            counted = [(part, _labeled_units(part, labels)) for part in parts]
+            n_k = sum(n for _, n in counted)
+            if n_k <= 0:
+                continue
+            labeled_total = sum(part.units for part, n in counted if n > 0)
+            mean = sum(part.units / labeled_total * (part.residual_mean[0] - cell.share * part.residual_mean[1])
+                       for part, n in counted if n > 0)
+            variance, _ = rectifier_term(parts, labels, plain, cell.share, cell)
+            rows.append((n_k, mean, n_k * n_k * variance))
+        return rows
+
+    def spread(rows: list[tuple[float, float, float]]) -> tuple[float, float, float, float]:
+        """(K, N, sigma2, SSB, n0) of the models' rows."""
+        total = sum(n for n, _, _ in rows)
+        within = sum(q for _, _, q in rows)
+        sigma2 = within / (total - len(rows)) if total > len(rows) else None
+        ssb = sum(n * mean * mean for n, mean, _ in rows) - sum(n * mean for n, mean, _ in rows) ** 2 / total
+        n0 = total - sum(n * n for n, _, _ in rows) / total
+        return total, sigma2, ssb, n0
+
+    planned = moments(labeled_stories)
+    pilot = moments({part.stratum: part.pilot_units / part.per_story if part.per_story else 0.0
+                     for part in cell.pool.parts})
+    count = len(planned)
+    total, sigma2, ssb, n0 = spread(planned) if planned else (0.0, None, 0.0, 0.0)
+    tau2 = 0.0
+    if count >= 2 and n0 > 0 and sigma2 is not None:
+        if len(pilot) >= 2:
+            _, pilot_sigma2, pilot_ssb, pilot_n0 = spread(pilot)
+            if pilot_sigma2 is not None and pilot_n0 > 0:
+                tau2_dl = max(0.0, (pilot_ssb - (len(pilot) - 1) * pilot_sigma2) / pilot_n0)
+                ssb = pilot_ssb + (n0 - pilot_n0) * tau2_dl
+        tau2 = max(0.0, (count - 1) * (ssb / chi_square_lower_quantile(count - 1, settings.tau2_z) - sigma2) / n0)
+    sum_w2 = sum(n * n for n, _, _ in planned) / total ** 2 if total > 0 else 0.0
+    if own_n <= 0 or sigma2 is None or sigma2 + own_n * tau2 <= 0:
+        weight = 1.0
+        own_part = tau2 if (own_n <= 0 or sigma2 is None) else 0.0
+    else:
+        weight = sigma2 / (sigma2 + own_n * tau2)
+        own_part = sigma2 * tau2 / (sigma2 + own_n * tau2)
+    return machine + own_part + weight * weight * (pooled_rectifier + tau2 * sum_w2)
+
+
+def _unthresholded_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings) -> float:
     """The cell's own stratified variance with every minimum ignored (a stratum without a hand label counted as
     half a unit): what the allocation steers by while a cell has no value yet, so that labels towards the
     minimum count before it is reached."""
     total = sum(part.units for part in cell.parts)
-    variance = 0.0
+    machine, _ = machine_term(cell, labeled_stories, settings)
+    variance = machine
     for part in cell.parts:
         n = _labeled_units(part, labeled_stories)
         weight = (part.units / total) ** 2
-        if part.units - n > 1e-9:
-            variance += weight * part.machine_variance / (part.units - n)
-        variance += weight * max(part.residual_variance, 1e-6) / max(n, 0.5)
+        variance += weight * max(linearised(part.residual, cell.share), 1e-6) / max(n, 0.5)
     return variance / max(cell.known, 1e-6) ** 2
 
 
-def half_width(cell: PlanCell, variance: float | None, settings: PlanSettings) -> float | None:
-    """Half the width of the interval the marts would show: r -/+ z sd, clamped to [0, 1]."""
+def half_width(cell: PlanCell, variance: float | None, settings: PlanSettings,
+               hand_units: float | None = None) -> float | None:
+    """Half the width of the interval the marts would show: r -/+ z sd, clamped to [0, 1]; with `hand_units` (m,
+    the rectifier's hand-labeled units in the subset) its expectation under the boundary rule of
+    macros/stats/ppi_interval.sql: when none of the m shows the category (probability (1 - r)^m) the interval
+    reaches at least [0, z^2 / (m + z^2)], when all do (r^m) at least [m / (m + z^2), 1]."""
     if variance is None:
         return None
     spread = settings.z * math.sqrt(max(variance, 0.0))
     share = min(1.0, max(0.0, cell.share))
-    return (min(1.0, share + spread) - max(0.0, share - spread)) / 2
+    normal = (min(1.0, share + spread) - max(0.0, share - spread)) / 2
+    if not hand_units or hand_units <= 0:
+        return normal
+    z2 = settings.z * settings.z
+    none, every = (1.0 - share) ** hand_units, share ** hand_units
+    at_zero = max(min(1.0, share + spread), z2 / (hand_units + z2)) / 2
+    at_one = (1.0 - min(max(0.0, share - spread), hand_units / (hand_units + z2))) / 2
+    return (1.0 - none - every) * normal + none * at_zero + every * at_one
+
+
+def interval_hand_units(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings) -> float:
+    """m: the expected hand-labeled units in the share's subset behind the cell's interval (the rectifier source's:
+    the cell's own, or its pool's for a pooled or composite cell), n times the denominator's mean."""
+    n = sum(_labeled_units(part, labeled_stories) for part in cell.parts)
+    unlabeled = sum(part.units for part in cell.parts) - n
+    own = (cell.pool is None or (unlabeled <= 1e-9 and n > 0)
+           or (settings.cell_pool_rule != "composite" and n >= settings.cell_min_hand_labeled))
+    if own:
+        return n * cell.known
+    return sum(_labeled_units(part, labeled_stories) for part in cell.pool.parts) * cell.pool.known
+
+
+def predicted_half_width(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings) -> float | None:
+    """The half-width the marts would show with `labeled_stories` hand-labeled stories per stratum (None: no value)."""
+    return half_width(cell, cell_variance(cell, labeled_stories, settings), settings,
+                      interval_hand_units(cell, labeled_stories, settings))
 
 
 # ---------------------------------------------------------------- building the cells from units
@@ -234,10 +429,39 @@ def _moments(pairs: Iterable[tuple[float, float]]) -> tuple[float, float, float]
     return weight, mean, max(square / weight - mean * mean, 0.0)
 
 
+def _joint(rows: Iterable[tuple[tuple[float, float], tuple[float, float], float]]) -> tuple[float, Moments]:
+    """(weight, population moments Cov(x_i, z_j)) of weighted pairs of 2-vectors (x, z)."""
+    rows = list(rows)
+    weight = sum(count for _, _, count in rows)
+    if weight <= 0:
+        return 0.0, NO_MOMENTS
+    mean_x = [sum(x[k] * count for x, _, count in rows) / weight for k in (0, 1)]
+    mean_z = [sum(z[k] * count for _, z, count in rows) / weight for k in (0, 1)]
+    moments = tuple(sum(x[i] * z[j] * count for x, z, count in rows) / weight - mean_x[i] * mean_z[j]
+                    for i in (0, 1) for j in (0, 1))
+    return weight, moments  # type: ignore[return-value]
+
+
+def _mean(rows: Iterable[tuple[tuple[float, float], float]]) -> tuple[float, float]:
+    rows = list(rows)
+    weight = sum(count for _, count in rows)
+    if weight <= 0:
+        return 0.0, 0.0
+    return (sum(x[0] * count for x, count in rows) / weight, sum(x[1] * count for x, count in rows) / weight)
+
+
+def _shrunk(pilot: Moments, pilot_n: float, prior: Moments, prior_units: float) -> Moments:
+    if pilot_n + prior_units <= 0:
+        return prior
+    return tuple((pilot_n * p + prior_units * q) / (pilot_n + prior_units)
+                 for p, q in zip(pilot, prior, strict=True))  # type: ignore[return-value]
+
+
 def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, group: str, members: Sequence[str],
           matrix: dict[str, dict[str, float]], stories: dict[Stratum, StratumStories],
-          settings: PlanSettings) -> PlanCell:
-    """One cell from its units (columns stratum, machine, hand, is_hand_labeled, unit_count)."""
+          settings: PlanSettings, at: tuple[float, float] | None = None) -> PlanCell:
+    """One cell from its units (columns stratum, machine, hand, is_hand_labeled, unit_count). The plan linearises
+    the share where the confusion matrix expects it (`at` = (share, denominator mean) overrides it)."""
     machine_counts: dict[str, float] = defaultdict(float)
     for machine, count in units.group_by("machine").agg(pl.col("unit_count").sum()).iter_rows():
         machine_counts[machine] += count
@@ -247,45 +471,63 @@ def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, gr
     expected_b = sum(count * sum(matrix[i][j] for j in members) for i, count in machine_counts.items())
     known = expected_b / total if total else 0.0
     share = expected_a / expected_b if expected_b > 0 else 0.0
+    if at is not None:
+        share, known = at
+    lam = settings.lam
+
+    def indicators(value: str) -> tuple[float, float]:
+        return _indicators(value, group, members)
+
+    def residual(hand: str, machine: str) -> tuple[float, float]:
+        (ya, yb), (fa, fb) = indicators(hand), indicators(machine)
+        return ya - lam * fa, yb - lam * fb
+
     parts = []
     for (stratum,), rows in units.group_by("stratum", maintain_order=True):
         stratum = tuple(stratum)
-        by_machine: dict[str, float] = defaultdict(float)
-        residuals: list[tuple[float, float]] = []
+        everything: dict[str, float] = defaultdict(float)
+        unlabeled: dict[str, float] = defaultdict(float)
+        pilot: list[tuple[str, str, float]] = []
         for machine, hand, labeled, count in rows.select(
                 "machine", "hand", "is_hand_labeled", "unit_count").iter_rows():
-            by_machine[machine] += count
+            everything[machine] += count
             if labeled:
-                fa, fb = _indicators(machine, group, members)
-                ya, yb = _indicators(hand, group, members)
-                residuals.append(((ya - fa) - share * (yb - fb), count))
-        units_here = int(sum(by_machine.values()))
-        machine_pairs = [(_indicators(i, group, members)[0] - share * _indicators(i, group, members)[1], count)
-                         for i, count in by_machine.items()]
-        _, _, machine_variance = _moments(machine_pairs)
-        # the residual variance the confusion matrix implies for this stratum's machine labels
-        model_pairs = []
-        for i, count in by_machine.items():
-            fa, fb = _indicators(i, group, members)
-            for j, p in matrix[i].items():
-                ya, yb = _indicators(j, group, members)
-                model_pairs.append(((ya - fa) - share * (yb - fb), count * p))
-        _, _, model_variance = _moments(model_pairs)
-        pilot_n, _, pilot_variance = _moments(residuals)
-        if pilot_n >= 2:
-            pilot_variance *= pilot_n / (pilot_n - 1)  # the sample variance: the pilot is a sample
-        residual = (pilot_n * pilot_variance + settings.prior_units * model_variance) / (pilot_n + settings.prior_units)
+                pilot.append((machine, hand, count))
+            else:
+                unlabeled[machine] += count
+        units_here = int(sum(everything.values()))
+        _, machine = _joint((indicators(i), indicators(i), count) for i, count in (unlabeled or everything).items())
+        _, machine_all = _joint((indicators(i), indicators(i), count) for i, count in everything.items())
+        # the moments the confusion matrix implies for this stratum's machine labels
+        implied = [(residual(j, i), indicators(i), count * p) for i, count in everything.items()
+                   for j, p in matrix[i].items()]
+        _, implied_residual = _joint((d, d, count) for d, _, count in implied)
+        _, implied_cross = _joint(implied)
+        pilot_n, pilot_residual = _joint((residual(j, i), residual(j, i), count) for i, j, count in pilot)
+        _, pilot_cross = _joint((residual(j, i), indicators(i), count) for i, j, count in pilot)
+        _, pilot_machine = _joint((indicators(i), indicators(i), count) for i, _, count in pilot)
+        k = settings.prior_units
+        implied_mean = _mean((d, count) for d, _, count in implied)
+        pilot_mean = _mean((residual(j, i), count) for i, j, count in pilot)
+        shrunk_mean = tuple((pilot_n * p + k * q) / (pilot_n + k) if pilot_n + k > 0 else q
+                            for p, q in zip(pilot_mean, implied_mean, strict=True))
         story_count = stories[stratum].stories if stratum in stories else 0
-        parts.append(StratumPart(stratum, units_here, units_here / story_count if story_count else 0.0,
-                                 machine_variance, residual, int(pilot_n)))
+        parts.append(StratumPart(
+            stratum, units_here, units_here / story_count if story_count else 0.0, machine,
+            _shrunk(pilot_residual, pilot_n, implied_residual, k), int(pilot_n),
+            _shrunk(pilot_cross, pilot_n, implied_cross, k), _shrunk(pilot_machine, pilot_n, machine_all, k),
+            shrunk_mean))
     return PlanCell(family, model, key, share, known, parts)
 
 
 def build_cells(units: dict[str, pl.DataFrame], stories: dict[Stratum, StratumStories],
-                settings: PlanSettings) -> list[PlanCell]:
+                settings: PlanSettings, linearise_at: dict[tuple, tuple[float, float]] | None = None) -> list[PlanCell]:
     """The corrected cells of each family from its units: `units[family]` has the columns model, stratum (a list
-    of model, domain, prompt_condition), key (a list of strings), machine, hand, is_hand_labeled, unit_count."""
+    of model, domain, prompt_condition), key (a list of strings), machine, hand, is_hand_labeled, unit_count.
+    `linearise_at` ((family, model, *key) -> (share, denominator mean)) replaces where a cell's share is
+    linearised, e.g. by the marts' own estimates (then the plan at today's hand labels is the marts' variance)."""
     cells: list[PlanCell] = []
+    at = linearise_at or {}
     for family, frame in units.items():
         if frame.is_empty():
             continue
@@ -300,10 +542,12 @@ def build_cells(units: dict[str, pl.DataFrame], stories: dict[Stratum, StratumSt
             # marts' pools, smoothed towards the family's
             matrix = confusion_matrix(keyed, classes, settings, prior=family_matrix)
             for group in (groups[:1] if family == "occupation" else groups):
-                pool = _cell(family, ALL_MODELS, (*key, group), keyed, group, members, matrix, stories, settings)
+                pool = _cell(family, ALL_MODELS, (*key, group), keyed, group, members, matrix, stories, settings,
+                             at.get((family, ALL_MODELS, *key, group)))
                 cells.append(pool)
                 for (model,), rows in keyed.group_by("model", maintain_order=True):
-                    cell = _cell(family, model, (*key, group), rows, group, members, matrix, stories, settings)
+                    cell = _cell(family, model, (*key, group), rows, group, members, matrix, stories, settings,
+                                 at.get((family, model, *key, group)))
                     cell.pool = pool
                     cells.append(cell)
     return cells
@@ -376,7 +620,8 @@ def strata_stories(stories: pl.DataFrame) -> dict[Stratum, StratumStories]:
             for model, domain, condition, total, hand in summary.iter_rows()}
 
 
-def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: PlanSettings | None = None) -> Plan:
+def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: PlanSettings | None = None,
+               linearise_at: dict[tuple, tuple[float, float]] | None = None) -> Plan:
     """A plan from unit frames (as `read_units` reads them) and the labeled stories with their hand-label flag: the
     library entry the tests use on masked copies of a fully hand-labeled audit."""
     settings = settings or PlanSettings()
@@ -385,37 +630,118 @@ def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: 
         raise AuditPlanError("no labeled story to plan for: run `lfh ingest` and `lfh build` first")
     aggregated = {family: _aggregate(frame) for family, frame in units.items()}
     pilot = int(units["gender"]["is_hand_labeled"].sum()) if "gender" in units else 0
-    return Plan(build_cells(aggregated, strata, settings), strata, settings, pilot)
+    return Plan(build_cells(aggregated, strata, settings, linearise_at), strata, settings, pilot)
 
 
-def read_plan(db_path: Path, settings: PlanSettings | None = None) -> Plan:
+def build_vars(connection: duckdb.DuckDBPyConnection) -> dict:
+    """The dbt vars the warehouse was last built with (lfh build's fingerprint, meta.build_fingerprint), over the
+    project's defaults: the estimator the plan must predict."""
+    from lfh.build.fingerprint import stored_fingerprint
+    from lfh.build.vars import project_var_defaults
+
+    stored = stored_fingerprint(connection) or {}
+    return {**project_var_defaults(), **(stored.get("vars") or {})}
+
+
+def read_plan(db_path: Path, settings: PlanSettings | None = None, **overrides: object) -> Plan:
     """The plan of the warehouse at db_path, opened read-only under the shared warehouse lock (lfh.db.reading:
-    waits for a running build, as every reader does)."""
+    waits for a running build, as every reader does). Without `settings`, those of the vars it was built with
+    (`overrides`: e.g. assumed_error_rate)."""
     if not db_path.is_file():
         raise AuditPlanError(f"{db_path} does not exist: run `lfh ingest` and `lfh build` first")
     with reading(db_path, "plan hand labels") as connection:
         units, stories = read_units(connection)
+        if settings is None:
+            settings = PlanSettings.from_vars(build_vars(connection), **overrides)
     return build_plan(units, stories, settings)
 
 
 # ---------------------------------------------------------------- allocation
 
 
-def _selected(plan: Plan, families: Sequence[str]) -> list[PlanCell]:
-    unknown = sorted(set(families) - set(FAMILIES))
-    if unknown:
-        raise AuditPlanError(f"unknown measure family {', '.join(unknown)}: choose from {', '.join(FAMILIES)}")
-    return [cell for cell in plan.cells if cell.family in families]
+LEVELS = ("all-model", "per-model")
+DOMAINS = ("learning", "labor", "love")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The corrected cells an allocation serves (the issue: "the summed variance of the corrected shares the user
+    selects"): measure families, levels (the all-model cells, the per-model cells), categories (a gender, e.g.
+    nonbinary, or a couple type; a gender also selects the couple types with a partner of it) and domains (gender
+    cells of that domain; couples are love stories; occupations labor). Empty categories / domains: all."""
+
+    families: tuple[str, ...] = DEFAULT_FAMILIES
+    levels: tuple[str, ...] = LEVELS
+    categories: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name, given, known in (("measure family", self.families, FAMILIES), ("level", self.levels, LEVELS),
+                                   ("domain", self.domains, DOMAINS),
+                                   ("category", self.categories, (*GENDERS, *COUPLE_TYPES))):
+            unknown = sorted(set(given) - set(known))
+            if unknown:
+                raise AuditPlanError(f"unknown {name} {', '.join(unknown)}: choose from {', '.join(known)}")
+        if not self.families or not self.levels:
+            raise AuditPlanError("select at least one measure family and one level")
+
+    def matches_key(self, family: str, model: str, key: Sequence[str]) -> bool:
+        if family not in self.families or ("all-model" if model == ALL_MODELS else "per-model") not in self.levels:
+            return False
+        category = key[-1] if key else ""
+        if self.categories and not any(
+                category == wanted or (family == "couple" and wanted in GENDERS and wanted in category.split("_"))
+                for wanted in self.categories):
+            return False
+        domain = {"couple": "love", "occupation": "labor"}.get(family, key[0] if key else "")
+        return not self.domains or domain in self.domains
+
+    def matches(self, cell: PlanCell) -> bool:
+        return self.matches_key(cell.family, cell.model, cell.key)
+
+    def search(self, name: str) -> bool:
+        """Whether a cell named family/model/key... (lfh.build.correction_check's keys joined by '/') is selected:
+        a re.Pattern's `search`, so a selection can stand where a pattern over cell names is taken."""
+        family, model, *key = name.split("/")
+        return self.matches_key(family, model, key)
+
+    def label(self) -> str:
+        parts = ["+".join(self.families)]
+        if set(self.levels) != set(LEVELS):
+            parts.append("/".join(self.levels))
+        parts += ["/".join(values) for values in (self.categories, self.domains) if values]
+        return ", ".join(parts)
+
+
+# The selections a user would naturally make, each judged on its own in the validation (bench/bench_audit_allocation.py,
+# tests/test_audit_allocation.py, docs/CORRECTION.md).
+NATURAL_SELECTIONS = {
+    "gender and couple (default)": Selection(),
+    "gender": Selection(("gender",)),
+    "couple": Selection(("couple",)),
+    "all-model cells": Selection(levels=("all-model",)),
+    "per-model cells": Selection(levels=("per-model",)),
+    "non-binary (shares, couple types)": Selection(categories=("nonbinary",)),
+    "learning": Selection(domains=("learning",)),
+    "labor": Selection(domains=("labor",)),
+    "love (gender, couples)": Selection(domains=("love",)),
+}
+
+
+def _selected(plan: Plan, selection: Selection) -> list[PlanCell]:
+    return [cell for cell in plan.cells if selection.matches(cell)]
 
 
 def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: int | None = None,
                     target_half_width: float | None = None, min_per_stratum: int = 3,
-                    step: int | None = None, candidates: dict[Stratum, int] | None = None) -> dict[Stratum, int]:
+                    step: int | None = None, candidates: dict[Stratum, int] | None = None,
+                    selection: Selection | None = None) -> dict[Stratum, int]:
     """More stories to hand-label per stratum: `budget` of them spread to minimise the summed variance of the
-    selected families' cells, or as few as reach `target_half_width` in every cell that can reach it (the
-    objective is then the summed max(variance, target variance)). At least min(min_per_stratum, candidates) per
-    stratum; never more than a stratum's candidates (`candidates` overrides the plan's count of stories without
-    a hand label, e.g. with audit-sample's, which also skips stories that carry only a hand name)."""
+    selected cells (`selection`; without it, every cell of `families`), or as few as reach `target_half_width` in
+    every cell that can reach it (the objective is then the summed max(variance, target variance)). At least
+    min(min_per_stratum, candidates) per stratum; never more than a stratum's candidates (`candidates` overrides
+    the plan's count of stories without a hand label, e.g. with audit-sample's, which also skips stories that carry
+    only a hand name)."""
     if (budget is None) == (target_half_width is None):
         raise AuditPlanError("give either a budget (--budget N) or a target half-width (--target-halfwidth W)")
     if budget is not None and budget < 1:
@@ -423,7 +749,7 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     if target_half_width is not None and not 0 < target_half_width < 0.5:
         raise AuditPlanError(f"the target half-width must lie in (0, 0.5), got {target_half_width}")
     settings = plan.settings
-    selected = _selected(plan, families)
+    selected = _selected(plan, selection or Selection(tuple(families)))
     selected_names = {id(cell) for cell in selected}
     floor_variance = (target_half_width / settings.z) ** 2 if target_half_width is not None else 0.0
     labeled = plan.labeled_now()
@@ -438,11 +764,25 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     def current(stratum_extra: dict[Stratum, int]) -> dict[Stratum, float]:
         return {stratum: labeled[stratum] + stratum_extra.get(stratum, 0) for stratum in plan.strata}
 
+    relevant: dict[int, tuple[Stratum, ...]] = {}
+    cache: dict[tuple, float] = {}
+
     def objective(cell: PlanCell, stories: dict[Stratum, float]) -> float:
-        variance = cell_variance(cell, stories, settings)
-        if variance is None:  # no value yet: a penalty, less as the cell's own labels approach the minimum
-            return NO_VALUE_VARIANCE + min(_unthresholded_variance(cell, stories), NO_VALUE_VARIANCE)
-        return max(variance, floor_variance)
+        # a cell's variance depends only on the labels of its strata and its pool's: computed once per such state
+        strata = relevant.get(id(cell))
+        if strata is None:
+            pool_parts = cell.pool.parts if cell.pool else ()
+            strata = relevant[id(cell)] = tuple(sorted({part.stratum for part in (*cell.parts, *pool_parts)}))
+        key = (id(cell), *(stories.get(stratum, 0.0) for stratum in strata))
+        value = cache.get(key)
+        if value is None:
+            variance = cell_variance(cell, stories, settings)
+            if variance is None:  # no value yet: a penalty, less as the cell's own labels approach the minimum
+                value = NO_VALUE_VARIANCE + min(_unthresholded_variance(cell, stories, settings), NO_VALUE_VARIANCE)
+            else:
+                value = max(variance, floor_variance)
+            cache[key] = value
+        return value
 
     reachable = selected
     if target_half_width is not None:
@@ -533,6 +873,43 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     return min((exchanged(extra), exchanged(proportional)), key=total)
 
 
+def best_cell_half_width(plan: Plan, cell: PlanCell, budget: int, candidates: dict[Stratum, int] | None = None,
+                         step: int | None = None) -> float | None:
+    """The smallest half-width the plan sees for `cell` (predicted_half_width) when `budget` more stories go where
+    they serve it alone (its strata and its pool's, greedily, the lowest point on the way): no allocation of the
+    budget gives this cell less, so over a selection the mean of these is the ceiling of what any allocation can
+    gain (the machine-label term and the cells' sizes set it). None where the cell cannot get a value."""
+    settings = plan.settings
+    room = {stratum: (info.candidates if candidates is None else candidates.get(stratum, 0))
+            for stratum, info in plan.strata.items()}
+    relevant = {part.stratum for part in cell.parts} | {part.stratum for part in (cell.pool.parts if cell.pool else [])}
+    stories = plan.labeled_now()
+    step = step or max(1, budget // 100)
+    best = predicted_half_width(cell, stories, settings)
+    used = 0
+    while used < budget:
+        choice, choice_value = None, None
+        for stratum in relevant:
+            added = stories[stratum] - plan.strata[stratum].hand_labeled
+            size = min(step, budget - used, room.get(stratum, 0) - added)
+            if size <= 0:
+                continue
+            after = {**stories, stratum: stories[stratum] + size}
+            variance = cell_variance(cell, after, settings)
+            value = variance if variance is not None else NO_VALUE_VARIANCE + _unthresholded_variance(
+                cell, after, settings)
+            if choice_value is None or value < choice_value:
+                choice, choice_value = (stratum, size), value
+        if choice is None:
+            break
+        stories[choice[0]] += choice[1]
+        used += choice[1]
+        width = predicted_half_width(cell, stories, settings)
+        if width is not None and (best is None or width < best):
+            best = width
+    return best
+
+
 def family_summary(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
     """Per family and level ('All' / per model): cells, cells with a value, median and largest half-width."""
     rows = []
@@ -543,7 +920,7 @@ def family_summary(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
             if not cells:
                 continue
             widths = sorted(w for cell in cells
-                            if (w := half_width(cell, cell_variance(cell, stories, plan.settings), plan.settings))
+                            if (w := predicted_half_width(cell, stories, plan.settings))
                             is not None)
             rows.append((family, level, len(cells), len(widths),
                          widths[len(widths) // 2] if widths else None, widths[-1] if widths else None))
@@ -557,7 +934,7 @@ def cell_predictions(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
     for cell in plan.cells:
         variance = cell_variance(cell, stories, plan.settings)
         rows.append((cell.family, cell.model, "/".join(cell.key), cell.share, variance,
-                     half_width(cell, variance, plan.settings)))
+                     predicted_half_width(cell, stories, plan.settings)))
     return pl.DataFrame(rows, schema={"family": pl.String, "model": pl.String, "cell": pl.String,
                                       "planned_share": pl.Float64, "predicted_variance": pl.Float64,
                                       "predicted_half_width": pl.Float64}, orient="row")
@@ -580,9 +957,11 @@ class PlanResult:
 
 
 def make_plan(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: int | None = None,
-              target_half_width: float | None = None, min_per_stratum: int = 3) -> PlanResult:
-    """The plan's tables: the allocation and what it buys, next to what the hand labels give now."""
-    extra = plan_allocation(plan, families, budget, target_half_width, min_per_stratum)
+              target_half_width: float | None = None, min_per_stratum: int = 3,
+              selection: Selection | None = None) -> PlanResult:
+    """The plan's tables: the allocation (for `selection`, default every cell of `families`) and what it buys,
+    next to what the hand labels give now."""
+    extra = plan_allocation(plan, families, budget, target_half_width, min_per_stratum, selection=selection)
     now = plan.labeled_now()
     planned = {stratum: now[stratum] + extra.get(stratum, 0) for stratum in now}
     families_now = family_summary(plan, now)

@@ -126,7 +126,7 @@ ALLOCATIONS = ("proportional", "optimal")
 
 
 def _optimal_allocation(db_path: Path, sizes: dict[tuple, int], n: int, min_per_stratum: int,
-                        families: tuple[str, ...] | None) -> tuple[dict[tuple, int], str]:
+                        families: tuple[str, ...] | None, selection: Any = None) -> tuple[dict[tuple, int], str]:
     """Neyman-style allocation from the warehouse's hand labels (the pilot); proportional without a pilot."""
     from lfh.audit.plan import DEFAULT_FAMILIES, AuditPlanError, plan_allocation, read_plan
 
@@ -137,7 +137,7 @@ def _optimal_allocation(db_path: Path, sizes: dict[tuple, int], n: int, min_per_
         if n >= sum(sizes.values()):
             return dict(sizes), "optimal"
         extra = plan_allocation(plan, families or DEFAULT_FAMILIES, budget=n, min_per_stratum=min_per_stratum,
-                                candidates={key: sizes.get(key, 0) for key in plan.strata})
+                                candidates={key: sizes.get(key, 0) for key in plan.strata}, selection=selection)
     except AuditPlanError as exc:
         raise AuditSampleError(str(exc)) from exc
     return {key: extra.get(key, 0) for key in sizes}, "optimal"
@@ -145,10 +145,10 @@ def _optimal_allocation(db_path: Path, sizes: dict[tuple, int], n: int, min_per_
 
 def draw_audit_sample(db_path: Path, n: int, seed: int = 0, min_per_stratum: int = 3,
                       allocation: str = "proportional", families: tuple[str, ...] | None = None,
-                      wait: float | None = None) -> AuditSample:
+                      wait: float | None = None, selection: Any = None) -> AuditSample:
     """Draws the sample from the warehouse's marts (read-only, under the shared warehouse lock: waits up to `wait`
     seconds for a running build; lfh.db.reading). `allocation` proportional or optimal (for the corrected shares of
-    `families`, lfh.audit.plan.FAMILIES; default gender and couple)."""
+    `families`, lfh.audit.plan.FAMILIES; default gender and couple; or an lfh.audit.plan.Selection)."""
     if allocation not in ALLOCATIONS:
         raise AuditSampleError(f"unknown allocation {allocation!r}: choose one of {', '.join(ALLOCATIONS)}")
     if n < 1:
@@ -165,7 +165,7 @@ def draw_audit_sample(db_path: Path, n: int, seed: int = 0, min_per_stratum: int
         .alias("_key"))
     sizes = {tuple(row[:3]): row[3] for row in keyed.group_by(*STRATUM).len().iter_rows()}
     if allocation == "optimal":
-        allocated, allocation = _optimal_allocation(db_path, sizes, n, min_per_stratum, families)
+        allocated, allocation = _optimal_allocation(db_path, sizes, n, min_per_stratum, families, selection)
     else:
         allocated = allocate(sizes, n, min_per_stratum)
     quota = pl.DataFrame([(*key, count) for key, count in allocated.items()],

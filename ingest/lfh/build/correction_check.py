@@ -295,21 +295,48 @@ def mean_width(cells: dict[tuple, CellCoverage], keys: list[tuple]) -> float:
 @dataclass
 class AllocationRun:
     """One allocation's runs of the correction models: the cells' coverage and widths, and the half-width the
-    plan (lfh.audit.plan) predicted for each cell with that allocation."""
+    plan (lfh.audit.plan) predicted for each cell with that allocation; `ceiling`: the smallest half-width the plan
+    sees for each cell if the budget served that cell alone (lfh.audit.plan.best_cell_half_width)."""
 
     cells: dict[tuple, CellCoverage]
     predicted: dict[tuple, float]
+    ceiling: dict[tuple, float] = field(default_factory=dict)
 
 
 def compare_allocations(db_path: Path, queries: dict[str, str], pilot_stories: int, extra_stories: int,
                         draws: int, pilots: int = 1, families: tuple[str, ...] = ("gender", "couple"),
-                        min_per_stratum: int = 3, seed: int = 20) -> dict[str, list[AllocationRun]]:
+                        min_per_stratum: int = 3, seed: int = 20, settings: object = None,
+                        selection: object = None) -> dict[str, list[AllocationRun]]:
     """On a fully hand-labeled warehouse: for each of `pilots` random proportional pilots of `pilot_stories`
     stories, plan `extra_stories` more by `lfh audit-sample`'s optimal allocation (from the pilot's hand labels
     only) and by its proportional one, draw each `draws` times at random within the strata, and run the
-    correction models on pilot + draw. Returns, per allocation, one AllocationRun per pilot."""
+    correction models on pilot + draw. Returns, per allocation, one AllocationRun per pilot. `settings`: the
+    plan's (lfh.audit.plan.PlanSettings of the vars `queries` were compiled with); `selection`: the cells served
+    (lfh.audit.plan.Selection; default every cell of `families`)."""
+    from lfh.audit.plan import Selection
+
+    chosen = selection or Selection(tuple(families))
+    runs = compare_selections(db_path, queries, pilot_stories, extra_stories, draws, {"optimal": chosen}, pilots,
+                              min_per_stratum, seed, settings)
+    return {"optimal": runs["optimal"], "proportional": runs["proportional"]}
+
+
+def compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: int, extra_stories: int, draws: int,
+                       selections: dict[str, object], pilots: int = 1, min_per_stratum: int = 3, seed: int = 20,
+                       settings: object = None) -> dict[str, list[AllocationRun]]:
+    """compare_allocations for several selections at once (name -> lfh.audit.plan.Selection): the same pilots and
+    the same proportional draws (proportional allocation does not depend on the selection), one optimal allocation
+    per selection. Returns runs under "proportional" and under each selection's name; predictions and ceilings for
+    every gender and couple cell."""
     from lfh.audit.allocation import allocate
-    from lfh.audit.plan import build_plan, cell_variance, half_width, mask_units, plan_allocation, read_units
+    from lfh.audit.plan import (
+        best_cell_half_width,
+        build_plan,
+        mask_units,
+        plan_allocation,
+        predicted_half_width,
+        read_units,
+    )
 
     with duckdb.connect(str(db_path), read_only=True) as connection:
         units, stories = read_units(connection)
@@ -326,14 +353,21 @@ def compare_allocations(db_path: Path, queries: dict[str, str], pilot_stories: i
             drawn += generator.sample(free, min(count, len(free)))
         return drawn
 
-    runs: dict[str, list[AllocationRun]] = {"optimal": [], "proportional": []}
+    runs: dict[str, list[AllocationRun]] = {"proportional": [], **{name: [] for name in selections}}
     for _ in range(pilots):
         pilot = draw(allocate({key: len(value) for key, value in by_stratum.items()}, pilot_stories, 1), set())
-        plan = build_plan(*mask_units(units, stories, pilot))
+        plan = build_plan(*mask_units(units, stories, pilot), settings)
         candidates = {key: len(value) - len(set(value) & set(pilot)) for key, value in by_stratum.items()}
-        allocations = {"optimal": plan_allocation(plan, families, budget=extra_stories,
-                                                  min_per_stratum=min_per_stratum, candidates=candidates),
-                       "proportional": allocate(candidates, extra_stories, min_per_stratum)}
+        allocations = {"proportional": allocate(candidates, extra_stories, min_per_stratum)}
+        for name, selection in selections.items():
+            allocations[name] = plan_allocation(plan, budget=extra_stories, min_per_stratum=min_per_stratum,
+                                                candidates=candidates, selection=selection)
+        ceiling = {}
+        for cell in plan.cells:
+            if cell.family in ("gender", "couple"):
+                width = best_cell_half_width(plan, cell, extra_stories, candidates)
+                if width is not None:
+                    ceiling[(cell.family, cell.model, *cell.key)] = width
         now = plan.labeled_now()
         for name, allocation in allocations.items():
             kept_sets = [pilot + draw(allocation, set(pilot)) for _ in range(draws)]
@@ -341,17 +375,20 @@ def compare_allocations(db_path: Path, queries: dict[str, str], pilot_stories: i
             planned = {stratum: now[stratum] + allocation.get(stratum, 0) for stratum in now}
             predicted = {}
             for cell in plan.cells:
-                width = half_width(cell, cell_variance(cell, planned, plan.settings), plan.settings)
+                width = predicted_half_width(cell, planned, plan.settings)
                 if width is not None and cell.family in ("gender", "couple"):
                     predicted[(cell.family, cell.model, *cell.key)] = width
-            runs[name].append(AllocationRun(cells, predicted))
+            runs[name].append(AllocationRun(cells, predicted, ceiling))
     return runs
 
 
 def allocation_summary(runs: dict[str, list[AllocationRun]], select: re.Pattern) -> dict[str, float]:
     """Over the cells `select` matches that have a value in every run of both allocations: the mean interval width
     of each allocation and how much narrower the optimal one is; per allocation the pooled coverage and the mean
-    predicted and realised half-widths (over the cells with a prediction and a value)."""
+    predicted and realised half-widths (over the cells with a prediction and a value); the plan's predicted gain
+    (predicted_narrower) and its ceiling (ceiling_narrower: every selected cell at the least half-width the budget
+    could give it alone), over the cells with both predictions and a ceiling. `select`: a re.Pattern over cell
+    names, or anything with its `search` (lfh.audit.plan.Selection)."""
     summary: dict[str, float] = {}
     widths = {"optimal": [], "proportional": []}
     for optimal, proportional in zip(runs["optimal"], runs["proportional"], strict=True):
@@ -363,6 +400,18 @@ def allocation_summary(runs: dict[str, list[AllocationRun]], select: re.Pattern)
     for name, values in widths.items():
         summary[f"{name}_width"] = sum(values) / len(values)
     summary["narrower"] = 1 - summary["optimal_width"] / summary["proportional_width"]
+    # what the plan expected: its predicted gain, and its ceiling (every cell at the least the budget could give it)
+    planned = {"optimal": [], "proportional": [], "ceiling": []}
+    for optimal, proportional in zip(runs["optimal"], runs["proportional"], strict=True):
+        for key in optimal.predicted.keys() & proportional.predicted.keys() & optimal.ceiling.keys():
+            if select.search("/".join(map(str, key))):
+                planned["optimal"].append(optimal.predicted[key])
+                planned["proportional"].append(proportional.predicted[key])
+                planned["ceiling"].append(optimal.ceiling[key])
+    if planned["proportional"]:
+        base = sum(planned["proportional"])
+        summary["predicted_narrower"] = 1 - sum(planned["optimal"]) / base
+        summary["ceiling_narrower"] = 1 - sum(planned["ceiling"]) / base
     for name, allocation_runs in runs.items():
         covered = evaluations = 0
         predicted: list[float] = []
@@ -380,3 +429,42 @@ def allocation_summary(runs: dict[str, list[AllocationRun]], select: re.Pattern)
         summary[f"{name}_predicted_half_width"] = sum(predicted) / len(predicted) if predicted else float("nan")
         summary[f"{name}_realised_half_width"] = sum(realised) / len(realised) if realised else float("nan")
     return summary
+
+
+# The columns of int_characters_hand_paired that the gender correction reads (UNITS stands for it), in the order
+# run_on_characters() takes them.
+CHARACTER_COLUMNS = (("story_id", "varchar"), ("role", "varchar"), ("model", "varchar"), ("domain", "varchar"),
+                     ("condition", "varchar"), ("prompt_id", "varchar"), ("role_text", "varchar"),
+                     ("inferred_gender", "varchar"), ("hand_gender", "varchar"), ("is_hand_labeled", "boolean"))
+
+
+def run_on_characters(query: str, rows: list[tuple], columns: str) -> list[tuple]:
+    """The gender correction's compiled SQL (compiled_correction_sql()['gender']) run on the given characters
+    (tuples in CHARACTER_COLUMNS order) in a fresh in-memory DuckDB: `select {columns}` from its rows."""
+    connection = duckdb.connect()
+    try:
+        connection.execute(f"create table units ({', '.join(f'{name} {kind}' for name, kind in CHARACTER_COLUMNS)})")
+        connection.executemany(f"insert into units values ({', '.join('?' for _ in CHARACTER_COLUMNS)})", rows)
+        return connection.execute(f"select {columns} from ({query.replace(UNITS, 'units')})").fetchall()
+    finally:
+        connection.close()
+
+
+# The marts (and what they read) that the correction check needs from a built audit.
+CHECK_SELECTION = ["+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"]
+
+
+def build_dev_audit(workbook: Path, warehouse: Path, dbt_vars: dict | None = None) -> Path:
+    """A fully hand-labeled audit workbook (the study's audit_dev.xlsx) ingested into a new warehouse file and built
+    as far as the correction check reads (CHECK_SELECTION), with `dbt_vars`: the warehouse the checks of this
+    module run on. Replaces the file if it exists."""
+    from lfh.landing.ingest import ingest_paths
+
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    warehouse.unlink(missing_ok=True)
+    results, _ = ingest_paths([workbook], db_path=warehouse)
+    failed = [result.summary() for result in results if result.error is not None]
+    if failed or not results:
+        raise CorrectionCheckError(f"{workbook}: could not be ingested: {'; '.join(failed) or 'not read'}")
+    run_dbt(["build", "--select", *CHECK_SELECTION], db_path=warehouse, dbt_vars=dbt_vars, capture=True)
+    return warehouse

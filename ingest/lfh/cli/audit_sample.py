@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from lfh.audit.plan import FAMILIES
 from lfh.audit.sample import ALLOCATIONS, AuditSampleError, check_workbook_path, draw_audit_sample, write_audit_workbook
+from lfh.cli.audit_plan import make_selection, selection_options
 from lfh.cli.command import command
 from lfh.paths import database_path
 
@@ -23,12 +23,12 @@ from lfh.paths import database_path
 @click.option("--allocate", "allocation", type=click.Choice(ALLOCATIONS), default="proportional", show_default=True,
               help="proportional to stratum size, or optimal: where the hand labels so far say more labels narrow "
                    "the corrected intervals most (proportional while there are none; see `lfh audit-plan`).")
-@click.option("--measure", "measures", type=click.Choice(FAMILIES), multiple=True,
-              help="With --allocate optimal: the measure families to serve (repeat; default gender and couple).")
+@selection_options
 @click.option("--wait", "wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
               help="Wait this long for a running build or ingest to finish (default: LFH_LOCK_WAIT or 600).")
 def audit_sample(n: int, out_path: Path, force: bool, seed: int, min_per_stratum: int, allocation: str,
-                 measures: tuple[str, ...], wait: float | None) -> None:
+                 measures: tuple[str, ...], levels: tuple[str, ...], categories: tuple[str, ...],
+                 domains: tuple[str, ...], wait: float | None) -> None:
     """Draw a stratified random sample of labeled stories without hand labels, as a workbook to hand-label.
 
     Fill its Manual columns in a spreadsheet, then `lfh ingest FILE.xlsx` and `lfh build`: the hand labels feed
@@ -37,7 +37,8 @@ def audit_sample(n: int, out_path: Path, force: bool, seed: int, min_per_stratum
     try:
         check_workbook_path(out_path, force)  # before the draw: refuse at once, not after reading the warehouse
         sample = draw_audit_sample(database_path().resolve(), n, seed=seed, min_per_stratum=min_per_stratum,
-                                   allocation=allocation, families=measures or None, wait=wait)
+                                   allocation=allocation, wait=wait,
+                                   selection=make_selection(measures, levels, categories, domains))
         write_audit_workbook(sample, out_path, force=force)
     except AuditSampleError as exc:
         raise click.ClickException(str(exc)) from exc
