@@ -67,7 +67,8 @@
     select
         {% if target_key %}target as {{ target_key }}, {% endif %}{{ groups }},
         {%- for key in strata_keys %}
-        {{ key }},
+        {#- the target is emitted as target_key: a stratum key of the same name gets another (Spark refuses two) -#}
+        {{ key }}{% if key == target_key %} as stratum_{{ key }}{% endif %},
         {%- endfor %}
         {%- for column in ppi_ratio_sum_columns() %}
         {%- if column in scaled and all_units %}
