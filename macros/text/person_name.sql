@@ -7,7 +7,8 @@
       name_prefix_kind  honorific | title when the first token is one (seeds/name_prefixes*.csv)
       name_parse        the branch that decided: no_name | prefix_alone | one_token | first_last | prefix_last |
                         prefix_first | prefix_first_last | initial (refined: the first-name token is one letter) |
-                        description (refined: several tokens, all lowercase, e.g. 'older sister')
+                        description (refined: several tokens, all lowercase, e.g. 'older sister', or a
+                        capitalised relation phrase, e.g. 'Younger Brother')
     name_expr: the name text (null: no name). rule: study | refined (default var name_rule). Both rules' seeds are
     referenced whichever rule renders, so the model's dependencies do not change with the var. -#}
 {% macro parse_person_names(relation, key_columns, name_expr, rule=none) -%}
@@ -15,6 +16,7 @@
     {%- set study_prefixes = ref('name_prefixes') -%}
     {%- set refined_prefixes = ref('name_prefixes_refined') -%}
     {%- set suffixes = ref('name_suffixes') -%}
+    {%- set description_words = ref('name_description_words') -%}
     {%- if rule not in ['study', 'refined'] -%}
         {{ exceptions.raise_compiler_error("name_rule must be study or refined, got '" ~ rule ~ "'") }}
     {%- endif -%}
@@ -22,7 +24,7 @@
     {%- if rule == 'study' %}
     {{ laissez_faire.study_name_parse(relation, keys, name_expr, study_prefixes) }}
     {%- else %}
-    {{ laissez_faire.refined_name_parse(relation, keys, name_expr, refined_prefixes, suffixes) }}
+    {{ laissez_faire.refined_name_parse(relation, keys, name_expr, refined_prefixes, suffixes, description_words) }}
     {%- endif -%}
 {%- endmacro %}
 
@@ -89,7 +91,10 @@
 {#- The refined parse (docs/NAME_RULE.md). Before splitting, a nickname in double quotes or in parentheses is removed;
     each token loses leading non-letters, trailing characters other than letters and periods, and a possessive
     's; tokens left empty are dropped; tokens are title-cased. A name of several tokens given all in lowercase
-    ('older sister', 'legendary wide receiver') is a description, no name: labelers capitalise names. A first
+    ('older sister', 'legendary wide receiver') is a description, no name: labelers capitalise names. So is a
+    capitalised relation phrase: no prefix, several tokens, the first a modifier and the last a relation noun of
+    seeds/name_description_words.csv ('Younger Brother', 'The Boss', 'My Best Friend'); both ends must match, so
+    'Sarah Friend' and 'Minh Son' stay names. A first
     token in seeds/name_prefixes_refined.csv (matched without its final period) is the prefix; a last token in
     seeds/name_suffixes.csv (Jr., III, PhD) is a suffix when another name token remains. The tokens between are
     the name proper: none, or more than max_name_tokens -> no name; 1 after a prefix -> the prefix's next_token_is
@@ -97,7 +102,7 @@
     name; 2-3 -> first + last (the middle token kept only in full_name), with or without a prefix. A one-letter
     first token is an initial: no first name (last names likewise). Periods are kept in full_name and removed from
     first_name and last_name. -#}
-{% macro refined_name_parse(relation, keys, name_expr, prefixes, suffixes) -%}
+{% macro refined_name_parse(relation, keys, name_expr, prefixes, suffixes, description_words) -%}
     {%- set without_nicknames = laissez_faire.regex_replace_all(
         laissez_faire.remove_quoted_nickname(name_expr), "'[(][^)]*[)]'", "' '") -%}
     {%- set cleaned_token = laissez_faire.regex_replace_all(
@@ -126,7 +131,7 @@
         prefix_kind as name_prefix_kind,
         case
             when prefix_kind is not null and name_count = 0 then 'prefix_alone'
-            when is_lowercase and token_count >= 2 then 'description'
+            when (is_lowercase and token_count >= 2) or is_relation_phrase then 'description'
             when not has_name then 'no_name'
             when length({{ laissez_faire.regex_replace_all(first_token, "'[.]+$'", "''") }}) = 1
                 and not (prefix_kind is not null and name_count = 1 and next_token_is = 'last_name') then 'initial'
@@ -141,7 +146,8 @@
             sized.*,
             sized.name_end - sized.name_start + 1 as name_count,
             sized.name_end - sized.name_start + 1 between 1 and {{ var('max_name_tokens') }}
-            and not (sized.is_lowercase and sized.token_count >= 2) as has_name
+            and not (sized.is_lowercase and sized.token_count >= 2)
+            and not sized.is_relation_phrase as has_name
         from (
             select
                 looked_up.*,
@@ -153,7 +159,10 @@
                     {{ laissez_faire.list_length('tokenized.name_tokens') }} as token_count,
                     name_prefixes.prefix_kind,
                     name_prefixes.next_token_is,
-                    name_suffixes.suffix is not null as has_suffix
+                    name_suffixes.suffix is not null as has_suffix,
+                    coalesce(name_prefixes.prefix_kind is null
+                        and description_modifiers.word is not null
+                        and description_relations.word is not null, false) as is_relation_phrase
                 from (
                     select
                         {{ keys }},
@@ -181,6 +190,18 @@
                     = lower(trim(name_suffixes.suffix))
                     and {{ laissez_faire.list_length('tokenized.name_tokens') }}
                     - case when name_prefixes.prefix_kind is not null then 1 else 0 end >= 2
+                left join {{ description_words }} as description_modifiers
+                    on {{ laissez_faire.name_lookup_key(laissez_faire.list_element('tokenized.name_tokens', 1)) }}
+                    = lower(trim(description_modifiers.word))
+                    and description_modifiers.word_kind = 'modifier'
+                left join {{ description_words }} as description_relations
+                    {# greatest(.., 1): Spark's element_at refuses index 0 (an empty list) #}
+                    on {{ laissez_faire.name_lookup_key(laissez_faire.list_element(
+                        'tokenized.name_tokens',
+                        'greatest(' ~ laissez_faire.list_length('tokenized.name_tokens') ~ ', 1)')) }}
+                    = lower(trim(description_relations.word))
+                    and description_relations.word_kind = 'relation'
+                    and {{ laissez_faire.list_length('tokenized.name_tokens') }} >= 2
             ) as looked_up
         ) as sized
     ) as classified
