@@ -11,7 +11,8 @@ from pathlib import Path
 
 import duckdb
 
-from lfh.lock import WarehouseBusy, warehouse_lock
+from lfh.build.fingerprint import unfinished_build_note
+from lfh.lock import WarehouseBusy, announce, warehouse_lock
 from lfh.paths import database_path
 
 
@@ -35,11 +36,15 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 def reading(path: Path, purpose: str, wait: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to the warehouse at `path`, under the shared warehouse lock: waits up to `wait`
     seconds (None: LFH_LOCK_WAIT, default 600) for a running build or ingest, raising WarehouseBusy after. A
-    published copy (its file read-only, lfh publish) is a consistent snapshot already: read without the lock."""
+    published copy (its file read-only, lfh publish) is a consistent snapshot already: read without the lock.
+    When the last `lfh build` did not complete, the reader is told (announce) before it reads."""
     snapshot = path.is_file() and not path.stat().st_mode & 0o222  # a publication: never written, never built
     with contextlib.nullcontext() if snapshot else warehouse_lock(path, purpose, shared=True, wait=wait):
         connection = connect(path, read_only=True)
         try:
+            note = unfinished_build_note(connection)
+            if note:
+                announce(f"{note} ({path})")
             yield connection
         finally:
             connection.close()

@@ -130,7 +130,8 @@ def _open_lock_file(path: Path, shared: bool) -> int | None:
         return None
 
 
-def _say(text: str) -> None:
+def announce(text: str) -> None:
+    """Leave a line for the user: the CLI renders it on stderr (set_wait_announcer); library code never prints."""
     if _announce is not None:
         _announce(text)
 
@@ -156,7 +157,7 @@ def _pass_queue(db_path: Path, purpose: str, deadline: float, wait: float) -> No
             if time.monotonic() >= deadline:
                 raise _busy(db_path, read_owner(path), purpose, wait)
             if not announced:
-                _say(f"waiting for {describe_owner(read_owner(path))}, queued to write {db_path} "
+                announce(f"waiting for {describe_owner(read_owner(path))}, queued to write {db_path} "
                      f"(up to {wait:.0f}s; --wait to change)")
                 announced = True
             time.sleep(POLL_SECONDS)
@@ -173,7 +174,7 @@ def _acquire_shared(db_path: Path, fd: int, path: Path, purpose: str, wait: floa
         if time.monotonic() >= deadline:
             raise _busy(db_path, owner, purpose, wait)
         if not announced:
-            _say(f"waiting for {describe_owner(owner)} to finish with {db_path} before reading it "
+            announce(f"waiting for {describe_owner(owner)} to finish with {db_path} before reading it "
                  f"(up to {wait:.0f}s; --wait to change)")
             announced = True
         time.sleep(POLL_SECONDS)
@@ -205,7 +206,7 @@ def _acquire_exclusive(db_path: Path, fd: int, path: Path, purpose: str, wait: f
                                     "Close the readers (lfh report, audit-sample, publish, ...) or wait longer "
                                     f"({WAIT_ENV_VAR}=SECONDS).")
             if not announced:
-                _say(f"waiting for the commands reading {db_path} to finish (up to {wait:.0f}s)")
+                announce(f"waiting for the commands reading {db_path} to finish (up to {wait:.0f}s)")
                 announced = True
             time.sleep(POLL_SECONDS)
     finally:

@@ -145,6 +145,22 @@ def stored_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, Any] 
     return json.loads(row[0]) if row else None
 
 
+def unfinished_build_note(connection: duckdb.DuckDBPyConnection) -> str | None:
+    """A warning for a reader when the warehouse's last `lfh build` did not complete: the fingerprint table is there
+    (lfh build made it) but empty (cleared at the start, stored only at the end), and marts exist. The marts may
+    then hold rows of two builds. None otherwise, and for warehouses never built by `lfh build` (no table)."""
+    try:
+        built = connection.execute("select count(*) from meta.build_fingerprint").fetchone()[0]
+        marts = connection.execute(
+            "select count(*) from duckdb_tables() where schema_name = 'marts'").fetchone()[0]
+    except duckdb.CatalogException:
+        return None
+    if built or not marts:
+        return None
+    return ("warning: the last build of this warehouse did not finish (it failed, was stopped, or built a "
+            "selection): its marts may mix rows of two builds. Run `lfh build` to complete it.")
+
+
 def clear_fingerprint(connection: duckdb.DuckDBPyConnection) -> None:
     connection.execute("create schema if not exists meta")
     connection.execute("create or replace table meta.build_fingerprint (parts varchar, built_at timestamptz)")
