@@ -29,10 +29,14 @@ class LexiconMissing(LexiconError, RuntimeError):
     """The lexicon tables are absent or empty: run `lfh lexicon` first."""
 
 
+NAME_KEY_REMOVED = frozenset("-'’‘ʼ")  # as the dbt macro's character class
+
+
 def name_key(name: str) -> str:
-    """Lowercase, accents stripped, trimmed: the same folding as the dbt `normalize_name_key` macro."""
+    """Lowercase, accents stripped, hyphens and apostrophes removed, trimmed: the same folding as the dbt
+    `normalize_name_key` macro."""
     decomposed = unicodedata.normalize("NFKD", name.strip().lower())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
+    return "".join(char for char in decomposed if not unicodedata.combining(char) and char not in NAME_KEY_REMOVED)
 
 
 def _seed_words(file_name: str, column: str) -> set[str]:
