@@ -43,11 +43,10 @@ CORRECTION_VAR_SETS: tuple[dict, ...] = (
     {"ppi_stratify": False, "ppi_cell_pool_rule": "switch", "ppi_machine_mean": "unlabeled"},
     {"ppi_stratify": False, "ppi_cell_pool_rule": "composite", "ppi_machine_mean": "unlabeled"},
 )
-# The var sets audit_with_vars rebuilds the audit with (tests/test_cleaning_audit.py; tests/test_shared_audit.py
-# checks models_reading for each).
+# The var sets audit_with_vars rebuilds the audit with (tests/test_cleaning_audit.py). tests/test_shared_audit.py
+# checks models_reading for each, so a test that asks audit_with_vars for another set adds it here.
 AUDIT_VAR_SETS: tuple[dict, ...] = (
     {"gender_rule": "study", "name_rule": "study"},
-    {"gender_rule": "study"},
 )
 CORRECTION_QUERIES = "correction_queries.json"
 COMPILED_MODELS = "compiled_models.json"
@@ -188,7 +187,7 @@ def copy_warehouse(source: Path, target: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def audit_with_vars(audit_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[dict], Path]:
+def audit_with_vars(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Callable[[dict], Path]:
     """dbt_vars -> a folder holding lfh.duckdb: conftest's audit_build (the development audit, the test lexicon,
     every model and data test at the default vars) copied, and the models reading one of `dbt_vars`
     (models_reading) rebuilt with them, with everything downstream and their data tests. Once per run per var
@@ -196,8 +195,12 @@ def audit_with_vars(audit_build: Path, tmp_path_factory: pytest.TempPathFactory)
     from lfh.build.dbt import run_dbt
 
     def rebuilt(dbt_vars: dict) -> Path:
+        if dbt_vars not in AUDIT_VAR_SETS:  # each listed set's selection is checked (tests/test_shared_audit.py)
+            raise KeyError(f"{var_key(dbt_vars)}: add the var set to AUDIT_VAR_SETS in tests/fixtures_shared_audit.py")
+
         def build(folder: Path) -> None:
             warehouse = folder / "lfh.duckdb"
+            audit_build = request.getfixturevalue("audit_build")  # asked here: a refused var set builds nothing
             copy_warehouse(audit_build / "lfh.duckdb", warehouse)
             selection = [f"{model}+" for model in models_reading(dbt_vars)]
             assert selection, f"no model reads any of {sorted(dbt_vars)}"

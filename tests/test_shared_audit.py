@@ -60,3 +60,8 @@ def test_models_reading_follows_macros(tmp_path: Path) -> None:
     for name, sql in models.items():
         (tmp_path / "models" / "deep" / f"{name}.sql").write_text(sql, encoding="utf-8")
     assert models_reading(["the_rule"], root=tmp_path) == ["calls_outer", "direct"]
+
+
+def test_audit_with_vars_refuses_an_unchecked_var_set(audit_with_vars: Callable[[dict], Path]) -> None:
+    with pytest.raises(KeyError, match="AUDIT_VAR_SETS"):
+        audit_with_vars({"gender_rule": "study", "vote_threshold": 0.5})
