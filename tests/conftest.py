@@ -22,6 +22,7 @@ from tiers import pytest_configure as configure_tiers
 from lfh.paths import project_root
 
 pytest_plugins = ["pytester"]  # tests/test_tiers.py runs the tier check on a pytest run of its own
+pytest_plugins += ["fixtures_shared_audit"]  # the shared audit builds and compiled correction SQL (u22)
 
 SHARED_DATA = project_root().parent / "shared" / "data" / "laissez-faire"
 

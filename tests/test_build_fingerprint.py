@@ -159,3 +159,17 @@ def test_each_reason_is_printed_and_forces_the_full_rebuild(project: Path, tmp_p
     messages.clear()
     _current, _stored, full_refresh, _loads = build_dbt._plan_duckdb_build(db_path, {}, False, None, messages.append)
     assert full_refresh and messages == [f"full rebuild: duckdb {installed['duckdb']} -> 0.0.1"]
+
+
+def test_the_fast_yaml_parser_reads_the_project_as_the_pure_python_one() -> None:
+    """The fingerprint parses YAML with libyaml where PyYAML has it (fingerprint.YAML_LOADER): a warehouse built on
+    a machine without it must get the same fingerprint, so every properties file parses to the same document."""
+    import yaml
+
+    root = project_root()
+    paths = [root / "dbt_project.yml", *sorted(path for folder in ("models", "seeds")
+                                             for path in (root / folder).rglob("*.yml"))]
+    assert len(paths) > 10
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        assert fingerprint._load_yaml(text) == yaml.load(text, Loader=yaml.SafeLoader), path  # noqa: S506

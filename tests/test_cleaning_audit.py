@@ -1,24 +1,20 @@
-"""The cleaning against the study's hand labels: audit_dev.xlsx ingested and built twice, with gender_rule=study
-(METHOD.md §4.4: the accuracy per role category and role the issue gives, from fct_labeler_agreement) and with
-the default refined rule (per-class precision, recall and F1 from fct_labeler_class_metrics, the figures of
-docs/GENDER_RULE.md, so a change of the rule or of what feeds it shows). The first build also uses name_rule=study
-(METHOD.md §4.6: the issue's figures of named Labor characters without a first name), the second the default refined
-name parse (docs/NAME_RULE.md: agreement with the first name a person reads from the hand-written name). Skips where
-../shared is absent."""
+"""The cleaning against the study's hand labels: audit_dev.xlsx built with gender_rule=study (METHOD.md §4.4: the
+accuracy per role category and role the issue gives, from fct_labeler_agreement) and with the default refined rule
+(per-class precision, recall and F1 from fct_labeler_class_metrics, the figures of docs/GENDER_RULE.md, so a change
+of the rule or of what feeds it shows). The first build also uses name_rule=study (METHOD.md §4.6: the issue's
+figures of named Labor characters without a first name), the second the default refined name parse
+(docs/NAME_RULE.md: agreement with the first name a person reads from the hand-written name). Both are the run's
+shared audit builds (tests/conftest.py's audit_build at the default vars; tests/fixtures_shared_audit.py's
+audit_with_vars for the study rules). Skips where ../shared is absent."""
 
 from __future__ import annotations
 
 import re
-import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
 import pytest
-from click.testing import CliRunner
-from conftest import SHARED_DATA
-
-from lfh.build.dbt import run_dbt
-from lfh.cli import main
 
 pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
 
@@ -32,8 +28,7 @@ EXPECTED_ACCURACY = {
     ("love", "object"): (461, 0.716),
 }
 TOLERANCE = 0.005
-BUILT = ["build", "--select", "+fct_labeler_agreement", "+fct_labeler_class_metrics", "+fct_labeler_couples",
-         "+dim_stories", "+fct_characters"]
+STUDY_RULES = {"gender_rule": "study", "name_rule": "study"}
 
 # class -> (predicted, hand-labeled, true positives) over all 1,741 hand-labeled characters (docs/GENDER_RULE.md)
 REFINED_COUNTS = {
@@ -53,29 +48,15 @@ STUDY_MACRO_F1 = 0.705
 
 
 @pytest.fixture(scope="module")
-def audit_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One ingest and build with gender_rule=study and name_rule=study for the module (the `warehouse` fixtures are
-    per test)."""
-    workbook = SHARED_DATA / "audit_dev.xlsx"
-    if not workbook.is_file():
-        pytest.skip(f"{workbook} not present")
-    warehouse = tmp_path_factory.mktemp("audit") / "lfh.duckdb"
-    result = CliRunner().invoke(main, ["ingest", str(workbook)], env={"LFH_DB": str(warehouse)})
-    assert result.exit_code == 0, result.output
-    run_dbt(BUILT, db_path=warehouse, dbt_vars={"gender_rule": "study", "name_rule": "study"}, capture=True)
-    return warehouse
+def audit_warehouse(audit_with_vars: Callable[[dict], Path]) -> Path:
+    """The audit built with gender_rule=study and name_rule=study (shared, read-only)."""
+    return audit_with_vars(STUDY_RULES) / "lfh.duckdb"
 
 
 @pytest.fixture(scope="module")
-def refined_warehouse(audit_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same landed audit, the names, genders and everything after them rebuilt with the default (refined) rules."""
-    warehouse = tmp_path_factory.mktemp("audit_refined") / "lfh.duckdb"
-    shutil.copyfile(audit_warehouse, warehouse)
-    run_dbt(["build", "--select", "name_prefixes_refined", "name_suffixes",
-             "int_characters_named+,+fct_labeler_class_metrics", "int_characters_named+,+fct_labeler_couples",
-             "int_characters_named+,+fct_characters"],
-            db_path=warehouse, capture=True)
-    return warehouse
+def refined_warehouse(audit_build: Path) -> Path:
+    """The audit built with the default (refined) rules (shared, read-only)."""
+    return audit_build / "lfh.duckdb"
 
 
 def _class_metrics(warehouse: Path) -> dict[str, tuple]:

@@ -12,6 +12,7 @@ composite of docs/CORRECTION.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -21,7 +22,7 @@ import polars as pl
 import pytest
 from scipy.stats import chi2, norm
 
-from lfh.build.correction_check import UNITS, compiled_correction_sql
+from lfh.build.correction_check import UNITS
 
 pytestmark = pytest.mark.slow  # compiles the dbt project: tests/tiers.py
 
@@ -111,11 +112,9 @@ def composite_reference(rows: list[tuple], model: str, gender: str) -> dict[str,
 
 
 @pytest.fixture(scope="module")
-def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    folder = tmp_path_factory.mktemp("ppi_composite")
-    return compiled_correction_sql(folder / "empty.duckdb", folder / "target",
-                                   {"ppi_stratify": False, "ppi_cell_pool_rule": "composite",
-                                    "ppi_machine_mean": "unlabeled"})
+def queries(correction_sql: Callable[[dict], dict[str, str]]) -> dict[str, str]:
+    """tests/fixtures_shared_audit.py: compiled once per run."""
+    return correction_sql({"ppi_stratify": False, "ppi_cell_pool_rule": "composite", "ppi_machine_mean": "unlabeled"})
 
 
 UNIT_COLUMNS = ("story_id", "role", "model", "domain", "condition", "prompt_id", "role_text", "inferred_gender",

@@ -11,6 +11,8 @@ a stratum's unlabeled and its hand-labeled units); (3) an own cell of one stratu
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import polars as pl
 import pytest
@@ -18,7 +20,7 @@ from scipy.stats import norm
 from test_ppi_stratified import characters_of, love_couples, run_on_couples
 
 from lfh.audit.plan import MACHINE_MEANS, PlanSettings, build_plan, cell_variance
-from lfh.build.correction_check import compiled_correction_sql, run_on_characters
+from lfh.build.correction_check import run_on_characters
 
 GENDERS = ("female", "male", "nonbinary")
 
@@ -101,10 +103,9 @@ RULES = ("switch", "composite")  # var ppi_cell_pool_rule; the definition below 
 
 
 @pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], dict[str, str]]:
-    folder = tmp_path_factory.mktemp("ppi_machine_mean")
-    return {(mode, rule): compiled_correction_sql(folder / "empty.duckdb", folder / f"target_{mode}_{rule}",
-                                                  {"ppi_machine_mean": mode, "ppi_cell_pool_rule": rule})
+def compiled(correction_sql: Callable[[dict], dict[str, str]]) -> dict[tuple[str, str], dict[str, str]]:
+    """The correction SQL under each machine mean and rule (tests/fixtures_shared_audit.py: compiled once per run)."""
+    return {(mode, rule): correction_sql({"ppi_machine_mean": mode, "ppi_cell_pool_rule": rule})
             for mode in MACHINE_MEANS for rule in RULES}
 
 

@@ -14,12 +14,14 @@ docs/CORRECTION.md's rule whose Wilson bounds are scipy's (`binomtest(...).propo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import duckdb
 import numpy as np
 import pytest
 from scipy.stats import binomtest, norm
 
-from lfh.build.correction_check import UNITS, compiled_correction_sql
+from lfh.build.correction_check import UNITS
 
 pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
 
@@ -73,14 +75,12 @@ def test_wilson_matches_scipy() -> None:
 
 
 @pytest.fixture(scope="module")
-def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    folder = tmp_path_factory.mktemp("ppi_reference")
+def queries(correction_sql: Callable[[dict], dict[str, str]]) -> dict[str, str]:
+    """tests/fixtures_shared_audit.py: compiled once per run."""
     # ppi_py has no stratified estimator: the unstratified one here; tests/test_ppi_stratified.py checks the other.
     # The own-or-pool switch: its cells are plain PPI; tests/test_ppi_composite.py checks the composite. ppi_py takes
     # the f mean over the unlabeled units (ppi_machine_mean unlabeled); tests/test_ppi_machine_mean.py the other
-    return compiled_correction_sql(folder / "empty.duckdb", folder / "target",
-                                   {"ppi_stratify": False, "ppi_cell_pool_rule": "switch",
-                                    "ppi_machine_mean": "unlabeled"})
+    return correction_sql({"ppi_stratify": False, "ppi_cell_pool_rule": "switch", "ppi_machine_mean": "unlabeled"})
 
 
 def _characters(rng: np.random.Generator, model: str, condition: str, unlabeled: int, labeled: int) -> list[tuple]:

@@ -9,23 +9,23 @@ unstratified estimator (tests/test_ppi_reference.py checks that one against ppi_
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import duckdb
 import numpy as np
 import pytest
 
-from lfh.build.correction_check import COUPLES, compiled_correction_sql, run_on_characters
+from lfh.build.correction_check import COUPLES, run_on_characters
 
-pytestmark = pytest.mark.slow  # two dbt compiles
+pytestmark = pytest.mark.slow  # compiles the dbt project (once per run, shared): tests/tiers.py
 GENDERS = ("female", "male", "nonbinary")
 
 
 @pytest.fixture(scope="module")
-def queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
-    folder = tmp_path_factory.mktemp("ppi_stratified")
-    return {stratify: compiled_correction_sql(folder / "empty.duckdb", folder / f"target_{stratify}",
-                                              {"ppi_stratify": stratify, "ppi_cell_pool_rule": "switch",
-                                               "ppi_machine_mean": "unlabeled"})
+def queries(correction_sql: Callable[[dict], dict[str, str]]) -> dict[bool, dict[str, str]]:
+    """Stratified and not (tests/fixtures_shared_audit.py: compiled once per run)."""
+    return {stratify: correction_sql({"ppi_stratify": stratify, "ppi_cell_pool_rule": "switch",
+                                      "ppi_machine_mean": "unlabeled"})
             for stratify in (True, False)}
 
 

@@ -72,6 +72,7 @@ def duckdb_rows(publication: Publication, mart: str) -> list[tuple]:
         return comparable(connection.execute(f"select * from marts.{mart}").fetchall())
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 def test_every_mart_reads_the_same_rows_through_postgres(cluster: Cluster, loaded: Publication) -> None:
     marts = [entry["mart"] for entry in loaded.manifest["marts"]]
     assert len(marts) == 3
@@ -85,6 +86,7 @@ def test_every_mart_reads_the_same_rows_through_postgres(cluster: Cluster, loade
             assert len(rows) == next(entry["rows"] for entry in loaded.manifest["marts"] if entry["mart"] == mart)
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 def test_types_and_comments_reach_postgres(cluster: Cluster, loaded: Publication) -> None:
     with reader_connection(cluster) as connection:
         types = dict(connection.execute(
@@ -123,6 +125,7 @@ WRITES = [
 ]
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 @pytest.mark.parametrize("statement", WRITES)
 def test_the_reader_cannot_write_even_after_leaving_read_only_mode(cluster: Cluster, loaded: Publication,
                                                                    statement: str) -> None:
@@ -139,6 +142,7 @@ def test_the_reader_cannot_write_even_after_leaving_read_only_mode(cluster: Clus
         assert connection.execute("select count(*) from marts.dim_stories").fetchone() == (3,)
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 def test_wrong_or_missing_password_is_refused(cluster: Cluster, loaded: Publication) -> None:
     with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
         reader_connection(cluster, password="wrong").close()
@@ -147,12 +151,14 @@ def test_wrong_or_missing_password_is_refused(cluster: Cluster, loaded: Publicat
                         password="", connect_timeout=5).close()
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 def test_the_password_never_reaches_the_server_log(cluster: Cluster, loaded: Publication) -> None:
     log = cluster.log_file.read_text(encoding="utf-8", errors="replace")
     assert "alter role" in log.lower()  # statements are logged...
     assert PASSWORD not in log  # ...but only the SCRAM verifier was sent
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 def test_reloading_swaps_in_new_marts(cluster: Cluster, tmp_path: Path) -> None:
     make_build_warehouse(tmp_path / "lfh.duckdb", generation=2)
     newer = publish_marts(tmp_path / "lfh.duckdb", tmp_path / "published", tmp_path / "target")
@@ -168,6 +174,7 @@ def test_reloading_swaps_in_new_marts(cluster: Cluster, tmp_path: Path) -> None:
             connection.execute("create table marts.extra (a integer)")
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 def test_publish_to_a_postgres_dsn_from_the_command_line(cluster: Cluster, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     warehouse = tmp_path / "lfh.duckdb"
@@ -220,6 +227,7 @@ def _serve_in_foreground_then_ctrl_c(publication: Publication, data_dir: Path, p
             process.wait()
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 def test_lfh_serve_detached_then_stopped_then_in_the_foreground_until_ctrl_c(publication: Publication) -> None:
     if find_bin_dir() is None:
         pytest.skip("no PostgreSQL server binaries (apt-get install postgresql; make test installs them)")
@@ -272,6 +280,7 @@ def owner_loaded(cluster: Cluster, publication: Publication) -> str:
     return dsn
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 def test_a_createrole_database_owner_publishes_without_superuser(cluster: Cluster, owner_loaded: str) -> None:
     with psycopg.connect(owner_loaded) as owner:
         assert owner.execute("select rolsuper from pg_roles where rolname = current_user").fetchone() == (False,)
@@ -280,6 +289,7 @@ def test_a_createrole_database_owner_publishes_without_superuser(cluster: Cluste
             assert connection.execute("select count(*) from marts.dim_stories").fetchone() == (3,)
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 def test_a_reader_cannot_change_the_shared_group_or_another_reader(cluster: Cluster, owner_loaded: str) -> None:
     """PostgreSQL lets any login role change its own password and session defaults; each person has a login
     of their own, so that reaches nobody else, and the shared group cannot log in or be changed by a reader."""
@@ -301,6 +311,7 @@ def test_a_reader_cannot_change_the_shared_group_or_another_reader(cluster: Clus
         assert bob.execute("select count(*) from marts.dim_stories").fetchone() == (3,)
 
 
+@pytest.mark.slow  # a real PostgreSQL server: tests/tiers.py
 def test_the_readers_group_owns_nothing_and_holds_only_select(cluster: Cluster, owner_loaded: str) -> None:
     with psycopg.connect(owner_loaded) as owner:
         owned = owner.execute("select count(*) from pg_class c join pg_roles r on r.oid = c.relowner "
