@@ -10,7 +10,7 @@ half-width the budget could give it alone), the coverage of the whole-audit hand
 and the plan's predicted against realised half-width.
 
 Run: .venv/bin/python -m bench.bench_audit_allocation [--pilot 100] [--extra 200] [--draws 10] [--pilots 4]
-     [--var ppi_machine_mean=unlabeled] [--selection NAME] [--workdir DIR] [--reuse]
+     [--var ppi_machine_mean=unlabeled] [--selection NAME] [--objective variance] [--workdir DIR] [--reuse]
 Needs ../shared/data/laissez-faire/audit_dev.xlsx; says so and stops where it is absent.
 """
 
@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from lfh.audit.plan import NATURAL_SELECTIONS, PlanSettings, Selection
+from lfh.audit.plan import NATURAL_SELECTIONS, OBJECTIVES, PlanSettings, Selection
 from lfh.build.correction_check import (
     allocation_summary,
     build_dev_audit,
@@ -77,6 +77,8 @@ def main() -> None:
                         help="a dbt var for the correction models (and the plan), e.g. ppi_machine_mean=unlabeled")
     parser.add_argument("--selection", action="append", default=None, choices=sorted(NATURAL_SELECTIONS),
                         help="only these natural selections (default: all)")
+    parser.add_argument("--objective", choices=OBJECTIVES, default=PlanSettings.objective,
+                        help="what the optimal allocation minimises over the selected cells (lfh.audit.plan)")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--reuse", action="store_true", help="reuse the warehouse already in --workdir")
     options = parser.parse_args()
@@ -91,12 +93,12 @@ def main() -> None:
                                   (text.partition("=") for text in options.var)}}
     started = time.perf_counter()
     queries = compiled_correction_sql(warehouse, workdir / "target", dbt_vars)
-    settings = PlanSettings.from_vars({**project_var_defaults(), **dbt_vars})
+    settings = PlanSettings.from_vars({**project_var_defaults(), **dbt_vars}, objective=options.objective)
     selections = {name: NATURAL_SELECTIONS[name] for name in (options.selection or NATURAL_SELECTIONS)}
     runs = compare_selections(warehouse, queries, options.pilot, options.extra, options.draws, selections,
                               options.pilots, settings=settings)
     print(f"pilot {options.pilot} + {options.extra} stories, {options.pilots} pilots x {options.draws} draws per "
-          f"allocation, vars {dbt_vars}, {time.perf_counter() - started:.0f} s")
+          f"allocation, vars {dbt_vars}, objective {options.objective}, {time.perf_counter() - started:.0f} s")
     print("\n".join(report(runs, selections)))
 
 
