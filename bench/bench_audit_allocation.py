@@ -10,7 +10,8 @@ half-width the budget could give it alone), the coverage of the whole-audit hand
 and the plan's predicted against realised half-width.
 
 Run: .venv/bin/python -m bench.bench_audit_allocation [--pilot 100] [--extra 200] [--draws 10] [--pilots 4]
-     [--var ppi_machine_mean=unlabeled] [--selection NAME] [--objective variance] [--workdir DIR] [--reuse]
+     [--var ppi_machine_mean=unlabeled] [--selection NAME] [--objective variance]
+     [--min-per-stratum 1] [--no-ceiling] [--workdir DIR] [--reuse]
 Needs ../shared/data/laissez-faire/audit_dev.xlsx; says so and stops where it is absent.
 """
 
@@ -27,6 +28,7 @@ from lfh.build.correction_check import (
     allocation_summary,
     build_dev_audit,
     compare_selections,
+    compare_selections_without_ceilings,
     compiled_correction_sql,
 )
 from lfh.build.vars import parse_var_text, project_var_defaults
@@ -42,10 +44,10 @@ def level(selection: Selection, name: str) -> Selection | None:
 
 def report(runs: dict, selections: dict[str, Selection]) -> list[str]:
     """One markdown row per selection (docs/CORRECTION.md's table)."""
-    lines = ["| selection | cells | mean width, optimal / proportional | narrower | planned | ceiling | coverage "
-             "all-model, optimal / proportional | coverage per-model, optimal / proportional | half-width "
+    lines = ["| selection | cells | mean width, optimal / proportional | narrower | per pilot | planned | ceiling "
+             "| coverage all-model, optimal / proportional | coverage per-model, optimal / proportional | half-width "
              "predicted / realised, optimal | … proportional |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, selection in selections.items():
         pair = {"optimal": runs[name], "proportional": runs["proportional"]}
         summary = allocation_summary(pair, selection)
@@ -57,9 +59,12 @@ def report(runs: dict, selections: dict[str, Selection]) -> list[str]:
                 continue
             part = allocation_summary(pair, chosen)
             coverage.append(f"{part['optimal_coverage']:.1%} / {part['proportional_coverage']:.1%}")
+        per_pilot = [allocation_summary({"optimal": [optimal], "proportional": [proportional]}, selection)["narrower"]
+                     for optimal, proportional in zip(runs[name], runs["proportional"], strict=True)]
         lines.append(
             f"| {name} | {summary['cells']:.0f} | {summary['optimal_width']:.3f} / {summary['proportional_width']:.3f} "
-            f"| {summary['narrower']:.1%} | {summary.get('predicted_narrower', float('nan')):.1%} | "
+            f"| {summary['narrower']:.1%} | {min(per_pilot):.0%} to {max(per_pilot):.0%} | "
+            f"{summary.get('predicted_narrower', float('nan')):.1%} | "
             f"{summary.get('ceiling_narrower', float('nan')):.1%} | {coverage[0]} | {coverage[1]} | "
             f"{summary['optimal_predicted_half_width']:.3f} / {summary['optimal_realised_half_width']:.3f} | "
             f"{summary['proportional_predicted_half_width']:.3f} / "
@@ -79,6 +84,10 @@ def main() -> None:
                         help="only these natural selections (default: all)")
     parser.add_argument("--objective", choices=OBJECTIVES, default=PlanSettings.objective,
                         help="what the optimal allocation minimises over the selected cells (lfh.audit.plan)")
+    parser.add_argument("--min-per-stratum", type=int, default=3,
+                        help="audit-sample's floor per stratum for the extra stories (30 strata: 3 fixes 90 of 200)")
+    parser.add_argument("--no-ceiling", action="store_true",
+                        help="skip the plan's per-cell ceilings (the slowest part; they do not depend on --objective)")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--reuse", action="store_true", help="reuse the warehouse already in --workdir")
     options = parser.parse_args()
@@ -95,10 +104,12 @@ def main() -> None:
     queries = compiled_correction_sql(warehouse, workdir / "target", dbt_vars)
     settings = PlanSettings.from_vars({**project_var_defaults(), **dbt_vars}, objective=options.objective)
     selections = {name: NATURAL_SELECTIONS[name] for name in (options.selection or NATURAL_SELECTIONS)}
-    runs = compare_selections(warehouse, queries, options.pilot, options.extra, options.draws, selections,
-                              options.pilots, settings=settings)
+    compare = compare_selections_without_ceilings if options.no_ceiling else compare_selections
+    runs = compare(warehouse, queries, options.pilot, options.extra, options.draws, selections, options.pilots,
+                   options.min_per_stratum, settings=settings)
     print(f"pilot {options.pilot} + {options.extra} stories, {options.pilots} pilots x {options.draws} draws per "
-          f"allocation, vars {dbt_vars}, objective {options.objective}, {time.perf_counter() - started:.0f} s")
+          f"allocation, vars {dbt_vars}, objective {options.objective}, at least {options.min_per_stratum} per "
+          f"stratum, {time.perf_counter() - started:.0f} s")
     print("\n".join(report(runs, selections)))
 
 
