@@ -348,6 +348,44 @@ def compare_selections_without_ceilings(db_path: Path, queries: dict[str, str], 
                                min_per_stratum, seed, settings, ceilings=False)
 
 
+def _stories_by_stratum(stories: object) -> dict[tuple, list[str]]:
+    """Story ids per stratum (model, domain, prompt condition), sorted: what the draws sample from."""
+    by_stratum: dict[tuple, list[str]] = {}
+    for story_id, model, domain, condition in sorted(stories.select(
+            "story_id", "model", "domain", "prompt_condition").iter_rows()):
+        by_stratum.setdefault((model, domain, condition), []).append(story_id)
+    return by_stratum
+
+
+def _stream(seed: int, *names: object) -> random.Random:
+    # one stream per pilot and allocation: the same pilots and proportional draws whichever selections (and plan
+    # settings) a run compares, so two runs differ only in what they change
+    return random.Random("/".join(map(str, (seed, *names))))  # noqa: S311 -- reproducible draws, not secrets
+
+
+def _draw(by_stratum: dict[tuple, list[str]], allocation: dict[tuple, int], taken: set[str],
+          generator: random.Random) -> list[str]:
+    drawn = []
+    for stratum, count in sorted(allocation.items()):
+        free = [story for story in by_stratum[stratum] if story not in taken]
+        drawn += generator.sample(free, min(count, len(free)))
+    return drawn
+
+
+def _pilot(by_stratum: dict[tuple, list[str]], pilot_stories: int, seed: int, index: int) -> list[str]:
+    from lfh.audit.allocation import allocate
+
+    sizes = {key: len(value) for key, value in by_stratum.items()}
+    return _draw(by_stratum, allocate(sizes, pilot_stories, 1), set(), _stream(seed, index, "pilot"))
+
+
+def allocation_pilots(stories: object, pilot_stories: int, pilots: int, seed: int = 20) -> list[list[str]]:
+    """The story ids of the proportional pilots compare_selections draws with these arguments (`stories`: the
+    labeled stories lfh.audit.plan.read_units returns), e.g. to plan on them with other settings."""
+    by_stratum = _stories_by_stratum(stories)
+    return [_pilot(by_stratum, pilot_stories, seed, index) for index in range(pilots)]
+
+
 def _compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: int, extra_stories: int, draws: int,
                         selections: dict[str, object], pilots: int, min_per_stratum: int, seed: int,
                         settings: object, ceilings: bool) -> dict[str, list[AllocationRun]]:
@@ -363,27 +401,10 @@ def _compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: i
 
     with duckdb.connect(str(db_path), read_only=True) as connection:
         units, stories = read_units(connection)
-    by_stratum: dict[tuple, list[str]] = {}
-    for story_id, model, domain, condition in sorted(stories.select(
-            "story_id", "model", "domain", "prompt_condition").iter_rows()):
-        by_stratum.setdefault((model, domain, condition), []).append(story_id)
-
-    def draw(allocation: dict[tuple, int], taken: set[str], generator: random.Random) -> list[str]:
-        drawn = []
-        for stratum, count in sorted(allocation.items()):
-            free = [story for story in by_stratum[stratum] if story not in taken]
-            drawn += generator.sample(free, min(count, len(free)))
-        return drawn
-
-    def generator(*names: object) -> random.Random:
-        # one stream per pilot and allocation: the same pilots and proportional draws whichever selections (and
-        # plan settings) a run compares, so two runs differ only in what they change
-        return random.Random("/".join(map(str, (seed, *names))))  # noqa: S311 -- reproducible draws, not secrets
-
+    by_stratum = _stories_by_stratum(stories)
     runs: dict[str, list[AllocationRun]] = {"proportional": [], **{name: [] for name in selections}}
     for index in range(pilots):
-        pilot = draw(allocate({key: len(value) for key, value in by_stratum.items()}, pilot_stories, 1), set(),
-                     generator(index, "pilot"))
+        pilot = _pilot(by_stratum, pilot_stories, seed, index)
         plan = build_plan(*mask_units(units, stories, pilot), settings)
         candidates = {key: len(value) - len(set(value) & set(pilot)) for key, value in by_stratum.items()}
         allocations = {"proportional": allocate(candidates, extra_stories, min_per_stratum)}
@@ -398,8 +419,8 @@ def _compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: i
                     ceiling[(cell.family, cell.model, *cell.key)] = width
         now = plan.labeled_now()
         for name, allocation in allocations.items():
-            stream = generator(index, name)
-            kept_sets = [pilot + draw(allocation, set(pilot), stream) for _ in range(draws)]
+            stream = _stream(seed, index, name)
+            kept_sets = [pilot + _draw(by_stratum, allocation, set(pilot), stream) for _ in range(draws)]
             cells = run_kept_sets(db_path, queries, kept_sets)
             planned = {stratum: now[stratum] + allocation.get(stratum, 0) for stratum in now}
             predicted = {}
