@@ -8,11 +8,13 @@ and the correction models' compiled SQL runs on pilot + draw (lfh.build.correcti
 
 What it asserts: the corrected intervals still cover the whole-audit hand-label share on all-model and per-model
 cells (≥ 93%: stratified PPI keeps them valid under unequal sampling rates), the plan predicts the half-width it gets
-(within 20%) where the bench says it does, and the optimal allocation is 15% narrower than the proportional one for
-the selections where the bench shows it (CLAIMED); a strict expected failure, with the reason, where the bench shows
-it is not (SHORT), so that a change either way shows. Every natural selection, with more pilots and draws, the
-planned gain and the ceiling: `python -m bench.bench_audit_allocation` and docs/CORRECTION.md ("Optimal against
-proportional on the development audit, per selection"). Skips where ../shared is absent."""
+(within 20%) where the bench says it does, the optimal allocation is not wider than the proportional one for the
+default selection, and it is 15% narrower for the selections where the bench shows it on average (CLAIMED); a
+strict expected failure, with the reason, where the bench shows it is not (SHORT), so that a change either way
+shows; reported, not claimed, where it depends on the pilot (NOISY). Every natural selection, with more pilots and
+draws, the planned gain, the ceilings and the oracle: `python -m bench.bench_audit_allocation` and
+docs/CORRECTION.md ("Optimal against proportional on the development audit, per selection"). Skips where ../shared
+is absent."""
 
 from __future__ import annotations
 
@@ -30,18 +32,26 @@ from lfh.build.correction_check import (
 from lfh.build.vars import project_var_defaults
 
 pytestmark = pytest.mark.slow
-# One pilot, DRAWS draws per allocation: see CLAIMED for the noise this leaves.
+# One pilot (the bench's first) and DRAWS draws per allocation: the gain differs much more between pilots than
+# between draws (bench, 4 pilots: see CLAIMED), so more draws would buy little; the coverage is over >= 500
+# cell-runs per level (binomial s.e. under 1% at 98%).
 PILOT, EXTRA, PILOTS, DRAWS = 100, 200, 1, 3
 BIASED_RULE = {"gender_rule": "study"}  # the labeler the correction is validated on (tests/test_correction_validation)
 DEFAULT = "gender and couple (default)"
-# 15% narrower where the bench (docs/CORRECTION.md) shows it, with its spread between pilots.
-CLAIMED = ("couple", "learning", "labor")
-# Not reached on this audit, with the reason (docs/CORRECTION.md); checked as a strict expected failure.
-SHORT = {DEFAULT: "over its 198 cells the plan itself finds only a few percent any allocation of 200 stories can "
-                  "gain (docs/CORRECTION.md: what narrows one domain's cells takes stories from the others')"}
-CHECKED = {name: NATURAL_SELECTIONS[name] for name in (*CLAIMED, *SHORT)}
+# 15% narrower where the bench shows it on average over 4 pilots x 3 draws (docs/CORRECTION.md, summed half-width
+# objective): learning 34.8%, labor 18.4%. This test's pilot: learning 39%, labor 23%.
+CLAIMED = ("learning", "labor")
+# Not reached on this audit, with the reason (docs/CORRECTION.md); strict: this test's pilot does not reach it either.
+SHORT = {DEFAULT: "the plan, even knowing every stratum's labeler errors (bench --oracle), finds only a few percent "
+                  "that any allocation of 200 stories (90 of them fixed by 3 per stratum) can gain over 198 cells: "
+                  "what narrows one domain's cells takes stories from the others' (bench: 0.3% realised)"}
+# Reached by some pilots and not by others: the bench's mean is below 15% (couple 10.7% over 4 pilots; 19.9% over
+# last session's 6), this test's pilot gives 21%. Checked, reported, not claimed (not strict: it passes here).
+NOISY = {"couple": "bench: 10.7% over 4 pilots x 3 draws (19.9% over 6 x 8 last session, variance objective); "
+                   "the pilot decides, not the allocation rule"}
+CHECKED = {name: NATURAL_SELECTIONS[name] for name in (*CLAIMED, *NOISY, *SHORT)}
 # Where the plan's half-width misses the realised one by more than 20% in the bench (the composite's tau2 forecast
-# from a 100-story pilot): not asserted.
+# from a 100-story pilot: couples -26%, learning +48% for the optimal allocation): not asserted.
 PREDICTION_MISSES = ("couple", "learning")
 
 
@@ -88,7 +98,8 @@ def test_optimal_is_not_wider_than_proportional(runs: dict) -> None:
 
 
 @pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=SHORT[name])) if name in SHORT else name
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=SHORT[name])) if name in SHORT else
+    pytest.param(name, marks=pytest.mark.xfail(strict=False, reason=NOISY[name])) if name in NOISY else name
     for name in CHECKED])
 def test_optimal_is_fifteen_percent_narrower(runs: dict, name: str) -> None:
     summary = _summary(runs, name)
