@@ -451,17 +451,19 @@ def allocation_summary(runs: dict[str, list[AllocationRun]], select: re.Pattern)
         summary[f"{name}_width"] = sum(values) / len(values)
     summary["narrower"] = 1 - summary["optimal_width"] / summary["proportional_width"]
     # what the plan expected: its predicted gain, and its ceiling (every cell at the least the budget could give it)
-    planned = {"optimal": [], "proportional": [], "ceiling": []}
+    planned = {"optimal": [], "proportional": [], "ceiling": [], "base": []}
     for optimal, proportional in zip(runs["optimal"], runs["proportional"], strict=True):
-        for key in optimal.predicted.keys() & proportional.predicted.keys() & optimal.ceiling.keys():
+        for key in optimal.predicted.keys() & proportional.predicted.keys():
             if select.search("/".join(map(str, key))):
                 planned["optimal"].append(optimal.predicted[key])
                 planned["proportional"].append(proportional.predicted[key])
-                planned["ceiling"].append(optimal.ceiling[key])
+                if key in optimal.ceiling:  # runs without ceilings (compare_selections_without_ceilings) have none
+                    planned["ceiling"].append(optimal.ceiling[key])
+                    planned["base"].append(proportional.predicted[key])
     if planned["proportional"]:
-        base = sum(planned["proportional"])
-        summary["predicted_narrower"] = 1 - sum(planned["optimal"]) / base
-        summary["ceiling_narrower"] = 1 - sum(planned["ceiling"]) / base
+        summary["predicted_narrower"] = 1 - sum(planned["optimal"]) / sum(planned["proportional"])
+    if planned["base"]:
+        summary["ceiling_narrower"] = 1 - sum(planned["ceiling"]) / sum(planned["base"])
     for name, allocation_runs in runs.items():
         covered = evaluations = 0
         predicted: list[float] = []
