@@ -10,7 +10,8 @@ half-width the budget could give it alone), the coverage of the whole-audit hand
 and the plan's predicted against realised half-width.
 
 Run: .venv/bin/python -m bench.bench_audit_allocation [--pilot 100] [--extra 200] [--draws 10] [--pilots 4]
-     [--var ppi_machine_mean=unlabeled] [--selection NAME] [--workdir DIR] [--reuse]
+     [--var ppi_machine_mean=unlabeled] [--selection NAME] [--objective variance]
+     [--min-per-stratum 1] [--no-ceiling] [--workdir DIR] [--reuse]
 Needs ../shared/data/laissez-faire/audit_dev.xlsx; says so and stops where it is absent.
 """
 
@@ -22,11 +23,26 @@ import tempfile
 import time
 from pathlib import Path
 
-from lfh.audit.plan import NATURAL_SELECTIONS, PlanSettings, Selection
+import duckdb
+
+from lfh.audit.allocation import allocate
+from lfh.audit.plan import (
+    NATURAL_SELECTIONS,
+    OBJECTIVES,
+    PlanSettings,
+    Selection,
+    build_plan,
+    mask_units,
+    plan_allocation,
+    predicted_half_width,
+    read_units,
+)
 from lfh.build.correction_check import (
+    allocation_pilots,
     allocation_summary,
     build_dev_audit,
     compare_selections,
+    compare_selections_without_ceilings,
     compiled_correction_sql,
 )
 from lfh.build.vars import parse_var_text, project_var_defaults
@@ -42,10 +58,10 @@ def level(selection: Selection, name: str) -> Selection | None:
 
 def report(runs: dict, selections: dict[str, Selection]) -> list[str]:
     """One markdown row per selection (docs/CORRECTION.md's table)."""
-    lines = ["| selection | cells | mean width, optimal / proportional | narrower | planned | ceiling | coverage "
-             "all-model, optimal / proportional | coverage per-model, optimal / proportional | half-width "
+    lines = ["| selection | cells | mean width, optimal / proportional | narrower | per pilot | planned | ceiling "
+             "| coverage all-model, optimal / proportional | coverage per-model, optimal / proportional | half-width "
              "predicted / realised, optimal | … proportional |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, selection in selections.items():
         pair = {"optimal": runs[name], "proportional": runs["proportional"]}
         summary = allocation_summary(pair, selection)
@@ -57,13 +73,54 @@ def report(runs: dict, selections: dict[str, Selection]) -> list[str]:
                 continue
             part = allocation_summary(pair, chosen)
             coverage.append(f"{part['optimal_coverage']:.1%} / {part['proportional_coverage']:.1%}")
+        per_pilot = [allocation_summary({"optimal": [optimal], "proportional": [proportional]}, selection)["narrower"]
+                     for optimal, proportional in zip(runs[name], runs["proportional"], strict=True)]
         lines.append(
             f"| {name} | {summary['cells']:.0f} | {summary['optimal_width']:.3f} / {summary['proportional_width']:.3f} "
-            f"| {summary['narrower']:.1%} | {summary.get('predicted_narrower', float('nan')):.1%} | "
+            f"| {summary['narrower']:.1%} | {min(per_pilot):.0%} to {max(per_pilot):.0%} | "
+            f"{summary.get('predicted_narrower', float('nan')):.1%} | "
             f"{summary.get('ceiling_narrower', float('nan')):.1%} | {coverage[0]} | {coverage[1]} | "
             f"{summary['optimal_predicted_half_width']:.3f} / {summary['optimal_realised_half_width']:.3f} | "
             f"{summary['proportional_predicted_half_width']:.3f} / "
             f"{summary['proportional_realised_half_width']:.3f} |")
+    return lines
+
+
+def oracle_report(warehouse: Path, selections: dict[str, Selection], settings: PlanSettings, pilot_stories: int,
+                  extra: int, pilots: int, min_per_stratum: int) -> list[str]:
+    """What an allocation could gain if each stratum's labeler errors were known: on the same pilots as the runs,
+    the plan built from EVERY hand label of the audit (each stratum's true moments; the pilot's counts) allocates the
+    extra stories for each selection, and the predicted mean half-width of its allocation, of the one the pilot's
+    plan chose, and of the proportional one are compared over the selected cells (no SQL run: the plan's model).
+    "oracle": the best the estimator and the floors leave any allocation; "pilot's plan": how much of it the
+    100-story pilot's estimates find."""
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        units, stories = read_units(connection)
+    oracle = build_plan(units, stories, settings)
+    gains: dict[str, list[tuple[float, float]]] = {name: [] for name in selections}
+    for pilot in allocation_pilots(stories, pilot_stories, pilots):
+        plan = build_plan(*mask_units(units, stories, pilot), settings)
+        truth = dataclasses.replace(oracle, strata=plan.strata)
+        candidates = {stratum: info.candidates for stratum, info in plan.strata.items()}
+        now = plan.labeled_now()
+        proportional = allocate(candidates, extra, min_per_stratum)
+        for name, selection in selections.items():
+            chosen = {"oracle": plan_allocation(truth, budget=extra, min_per_stratum=min_per_stratum,
+                                                candidates=candidates, selection=selection),
+                      "pilot": plan_allocation(plan, budget=extra, min_per_stratum=min_per_stratum,
+                                               candidates=candidates, selection=selection),
+                      "proportional": proportional}
+            widths: dict[str, list[float | None]] = {
+                key: [predicted_half_width(cell, {s: now[s] + allocation.get(s, 0) for s in now}, settings)
+                      for cell in truth.cells if selection.matches(cell)] for key, allocation in chosen.items()}
+            rows = [values for values in zip(*widths.values(), strict=True) if None not in values]
+            totals = [sum(column) for column in zip(*rows, strict=True)]
+            gains[name].append((1 - totals[0] / totals[2], 1 - totals[1] / totals[2]))
+    lines = ["| selection | oracle allocation, planned gain | pilot's allocation, gain under the oracle |",
+             "|---|---|---|"]
+    for name, values in gains.items():
+        lines.append(f"| {name} | {sum(v[0] for v in values) / len(values):.1%} | "
+                     f"{sum(v[1] for v in values) / len(values):.1%} |")
     return lines
 
 
@@ -77,6 +134,16 @@ def main() -> None:
                         help="a dbt var for the correction models (and the plan), e.g. ppi_machine_mean=unlabeled")
     parser.add_argument("--selection", action="append", default=None, choices=sorted(NATURAL_SELECTIONS),
                         help="only these natural selections (default: all)")
+    parser.add_argument("--objective", choices=OBJECTIVES, default=PlanSettings.objective,
+                        help="what the optimal allocation minimises over the selected cells (lfh.audit.plan)")
+    parser.add_argument("--prior-units", type=float, default=PlanSettings.prior_units,
+                        help="pseudo-units of the confusion-matrix prediction in each stratum's residual moments")
+    parser.add_argument("--min-per-stratum", type=int, default=3,
+                        help="audit-sample's floor per stratum for the extra stories (30 strata: 3 fixes 90 of 200)")
+    parser.add_argument("--no-ceiling", action="store_true",
+                        help="skip the plan's per-cell ceilings (the slowest part; they do not depend on --objective)")
+    parser.add_argument("--oracle", action="store_true",
+                        help="only the plan's oracle figures (every hand label known; no SQL run): oracle_report")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--reuse", action="store_true", help="reuse the warehouse already in --workdir")
     options = parser.parse_args()
@@ -90,13 +157,24 @@ def main() -> None:
     dbt_vars = {**BIASED_RULE, **{name: parse_var_text(value) for name, _, value in
                                   (text.partition("=") for text in options.var)}}
     started = time.perf_counter()
-    queries = compiled_correction_sql(warehouse, workdir / "target", dbt_vars)
-    settings = PlanSettings.from_vars({**project_var_defaults(), **dbt_vars})
+    settings = PlanSettings.from_vars({**project_var_defaults(), **dbt_vars}, objective=options.objective,
+                                      prior_units=options.prior_units)
     selections = {name: NATURAL_SELECTIONS[name] for name in (options.selection or NATURAL_SELECTIONS)}
-    runs = compare_selections(warehouse, queries, options.pilot, options.extra, options.draws, selections,
-                              options.pilots, settings=settings)
+    if options.oracle:
+        lines = oracle_report(warehouse, selections, settings, options.pilot, options.extra, options.pilots,
+                              options.min_per_stratum)
+        print(f"oracle: pilot {options.pilot} + {options.extra} stories, {options.pilots} pilots, objective "
+              f"{options.objective}, at least {options.min_per_stratum} per stratum, "
+              f"{time.perf_counter() - started:.0f} s")
+        print("\n".join(lines))
+        return
+    queries = compiled_correction_sql(warehouse, workdir / "target", dbt_vars)
+    compare = compare_selections_without_ceilings if options.no_ceiling else compare_selections
+    runs = compare(warehouse, queries, options.pilot, options.extra, options.draws, selections, options.pilots,
+                   options.min_per_stratum, settings=settings)
     print(f"pilot {options.pilot} + {options.extra} stories, {options.pilots} pilots x {options.draws} draws per "
-          f"allocation, vars {dbt_vars}, {time.perf_counter() - started:.0f} s")
+          f"allocation, vars {dbt_vars}, objective {options.objective}, prior units {options.prior_units}, at least "
+          f"{options.min_per_stratum} per stratum, {time.perf_counter() - started:.0f} s")
     print("\n".join(report(runs, selections)))
 
 

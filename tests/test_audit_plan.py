@@ -4,6 +4,7 @@ command on a small hand-made warehouse (no dbt). The check on the study's audit 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -65,12 +66,26 @@ def test_cell_variance_by_hand() -> None:
 
 
 def test_allocation_follows_neyman_on_the_residual_standard_deviation() -> None:
-    # the same size, residual variances 4 : 1 -> hand labels 2 : 1 (n_h proportional to S_h)
+    # objective "variance": the same size, residual variances 4 : 1 -> hand labels 2 : 1 (n_h proportional to S_h)
+    noisy = _cell("M1", ("M1", "love", "power_neutral"), 0.16)
+    clean = _cell("M2", ("M2", "love", "power_neutral"), 0.04)
+    plan = _plan([noisy, clean])
+    plan.settings = dataclasses.replace(SETTINGS, objective="variance")
+    extra = plan_allocation(plan, families=("gender",), budget=90, min_per_stratum=3, step=1)
+    assert sum(extra.values()) == 90
+    assert extra[("M1", "love", "power_neutral")] == 60 and extra[("M2", "love", "power_neutral")] == 30
+
+
+def test_allocation_minimises_the_summed_half_width() -> None:
+    # the default objective, what the validation judges: min sqrt(A1 / n1) + sqrt(A2 / n2) over n1 + n2 = 90 puts
+    # n_h proportional to A_h^(1/3): 4^(1/3) = 1.587 -> 55.2 : 34.8 (the summed variance's optimum, 60 : 30, gives
+    # the noisier cell more than its half-width is worth)
     noisy = _cell("M1", ("M1", "love", "power_neutral"), 0.16)
     clean = _cell("M2", ("M2", "love", "power_neutral"), 0.04)
     extra = plan_allocation(_plan([noisy, clean]), families=("gender",), budget=90, min_per_stratum=3, step=1)
-    assert sum(extra.values()) == 90
-    assert extra[("M1", "love", "power_neutral")] == 60 and extra[("M2", "love", "power_neutral")] == 30
+    assert extra[("M1", "love", "power_neutral")] == 55 and extra[("M2", "love", "power_neutral")] == 35
+    with pytest.raises(AuditPlanError, match="objective"):
+        PlanSettings(objective="mean")
 
 
 def test_floors_caps_and_errors() -> None:

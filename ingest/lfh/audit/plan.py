@@ -14,8 +14,9 @@ pilot), shrunk towards the value the labeler's confusion matrix implies (the mat
 itself smoothed towards a conservative default error rate; that default alone when there is no hand label).
 
 `plan_allocation` spreads a budget (or reaches a target half-width) greedily, one step at a time to the stratum
-that most lowers the summed variance of the selected cells: for separable convex variances this is Neyman's
-allocation in whole stories (n_h proportional to w_h S_h), with the marts' cell/pool rules included.
+that most lowers the summed predicted half-width of the selected cells (what the validation judges: their mean
+width; PlanSettings.objective "variance" minimises the summed variance instead, which for one cell over strata is
+Neyman's allocation in whole stories, n_h proportional to w_h S_h), with the marts' cell/pool rules included.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ OCCUPATION_GENDERS = ("female", "male")
 COUPLE_TYPES = tuple(f"{first}_{second}" for index, first in enumerate(GENDERS) for second in GENDERS[index:])
 Stratum = tuple[str, str, str]  # model, domain, prompt_condition
 NO_VALUE_VARIANCE = 0.25  # a cell without a corrected value counts as a share whose standard error is 0.5
+NO_VALUE_HALF_WIDTH = 0.5  # ... and, judged by half-widths, as the whole of [0, 1]
+OBJECTIVES = ("half_width", "variance")
 
 
 class AuditPlanError(LfhError):
@@ -65,6 +68,15 @@ class PlanSettings:
     machine_mean: str = "unlabeled"     # var ppi_machine_mean: the f mean over the unlabeled units or all units
     cell_pool_rule: str = "switch"      # var ppi_cell_pool_rule: own from cell_min_hand_labeled on, or composite
     tau2_z: float = 1.2816              # var ppi_composite_tau2_z: the composite's upper confidence value of tau^2
+    # what an allocation minimises over the selected cells: the summed predicted half-width (what a reader of the
+    # intervals, and the validation, judges: the mean width) or the summed variance (Neyman's objective, which
+    # the cells of largest variance dominate)
+    objective: str = "half_width"
+
+    def __post_init__(self) -> None:
+        if self.objective not in OBJECTIVES:
+            raise AuditPlanError(
+                f"unknown allocation objective {self.objective!r}: choose from {', '.join(OBJECTIVES)}")
 
     @classmethod
     def from_vars(cls, dbt_vars: dict, **overrides: object) -> PlanSettings:
@@ -121,6 +133,9 @@ class PlanCell:
     parts: list[StratumPart]
     pool: PlanCell | None = None  # the 'All' cell of the same key: the pooled rectifier of a per-model cell
     linear: dict[int, tuple[float, float, float, float]] = field(default_factory=dict, repr=False, compare=False)
+    # the composite's row of each pool model at given hand labels of its strata, and its between-model spread at the
+    # pilot's: the allocation asks for them again and again
+    model_rows: dict[tuple, tuple | None] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -275,20 +290,25 @@ def composite_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], se
     for part in cell.pool.parts:
         models[part.stratum[0]].append(part)
 
-    def moments(labels: dict[Stratum, float]) -> list[tuple[float, float, float]]:
-        """(n_k, mean e_k, n_k^2 Var(mean e_k)) of each model with hand labels."""
-        rows = []
-        for parts in models.values():
-            counted = [(part, _labeled_units(part, labels)) for part in parts]
-            n_k = sum(n for _, n in counted)
-            if n_k <= 0:
-                continue
+    def model_row(model: str, parts: list[StratumPart], labels: dict[Stratum, float]) -> tuple | None:
+        counted = [(part, _labeled_units(part, labels)) for part in parts]
+        key = (model, settings.lam, *(n for _, n in counted))
+        if key in cell.model_rows:
+            return cell.model_rows[key]
+        n_k = sum(n for _, n in counted)
+        row = None
+        if n_k > 0:
             labeled_total = sum(part.units for part, n in counted if n > 0)
             mean = sum(part.units / labeled_total * (part.residual_mean[0] - cell.share * part.residual_mean[1])
                        for part, n in counted if n > 0)
             variance, _ = rectifier_term(parts, labels, plain, cell.share, cell)
-            rows.append((n_k, mean, n_k * n_k * variance))
-        return rows
+            row = (n_k, mean, n_k * n_k * variance)
+        cell.model_rows[key] = row
+        return row
+
+    def moments(labels: dict[Stratum, float]) -> list[tuple[float, float, float]]:
+        """(n_k, mean e_k, n_k^2 Var(mean e_k)) of each model with hand labels."""
+        return [row for model, parts in models.items() if (row := model_row(model, parts, labels)) is not None]
 
     def spread(rows: list[tuple[float, float, float]]) -> tuple[float, float, float, float]:
         """(K, N, sigma2, SSB, n0) of the models' rows."""
@@ -300,16 +320,20 @@ def composite_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], se
         return total, sigma2, ssb, n0
 
     planned = moments(labeled_stories)
-    pilot = moments({part.stratum: part.pilot_units / part.per_story if part.per_story else 0.0
-                     for part in cell.pool.parts})
+    pilot_spread = cell.model_rows.get(("pilot", settings.lam))
+    if pilot_spread is None:
+        pilot = moments({part.stratum: part.pilot_units / part.per_story if part.per_story else 0.0
+                         for part in cell.pool.parts})
+        pilot_spread = cell.model_rows[("pilot", settings.lam)] = (
+            (len(pilot), *spread(pilot)) if len(pilot) >= 2 else (len(pilot),))
     count = len(planned)
     total, sigma2, ssb, n0 = spread(planned) if planned else (0.0, None, 0.0, 0.0)
     tau2 = 0.0
     if count >= 2 and n0 > 0 and sigma2 is not None:
-        if len(pilot) >= 2:
-            _, pilot_sigma2, pilot_ssb, pilot_n0 = spread(pilot)
+        if pilot_spread[0] >= 2:
+            pilot_count, _, pilot_sigma2, pilot_ssb, pilot_n0 = pilot_spread
             if pilot_sigma2 is not None and pilot_n0 > 0:
-                tau2_dl = max(0.0, (pilot_ssb - (len(pilot) - 1) * pilot_sigma2) / pilot_n0)
+                tau2_dl = max(0.0, (pilot_ssb - (pilot_count - 1) * pilot_sigma2) / pilot_n0)
                 ssb = pilot_ssb + (n0 - pilot_n0) * tau2_dl
         tau2 = max(0.0, (count - 1) * (ssb / chi_square_lower_quantile(count - 1, settings.tau2_z) - sigma2) / n0)
     sum_w2 = sum(n * n for n, _, _ in planned) / total ** 2 if total > 0 else 0.0
@@ -736,9 +760,11 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
                     target_half_width: float | None = None, min_per_stratum: int = 3,
                     step: int | None = None, candidates: dict[Stratum, int] | None = None,
                     selection: Selection | None = None) -> dict[Stratum, int]:
-    """More stories to hand-label per stratum: `budget` of them spread to minimise the summed variance of the
-    selected cells (`selection`; without it, every cell of `families`), or as few as reach `target_half_width` in
-    every cell that can reach it (the objective is then the summed max(variance, target variance)). At least
+    """More stories to hand-label per stratum: `budget` of them spread to minimise the summed predicted half-width
+    (settings.objective "half_width", the marts' interval with its boundary rule; "variance": the summed variance)
+    of the selected cells (`selection`; without it, every cell of `families`), or as few as reach
+    `target_half_width` in every cell that can reach it (the objective is then the summed max(half-width, target),
+    or max(variance, target variance)). At least
     min(min_per_stratum, candidates) per stratum; never more than a stratum's candidates (`candidates` overrides
     the plan's count of stories without a hand label, e.g. with audit-sample's, which also skips stories that carry
     only a hand name)."""
@@ -766,6 +792,7 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
 
     relevant: dict[int, tuple[Stratum, ...]] = {}
     cache: dict[tuple, float] = {}
+    by_variance = settings.objective == "variance"
 
     def objective(cell: PlanCell, stories: dict[Stratum, float]) -> float:
         # a cell's variance depends only on the labels of its strata and its pool's: computed once per such state
@@ -778,9 +805,14 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
         if value is None:
             variance = cell_variance(cell, stories, settings)
             if variance is None:  # no value yet: a penalty, less as the cell's own labels approach the minimum
-                value = NO_VALUE_VARIANCE + min(_unthresholded_variance(cell, stories, settings), NO_VALUE_VARIANCE)
-            else:
+                penalty = min(_unthresholded_variance(cell, stories, settings), NO_VALUE_VARIANCE)
+                value = (NO_VALUE_VARIANCE + penalty if by_variance
+                         else NO_VALUE_HALF_WIDTH + settings.z * math.sqrt(penalty))
+            elif by_variance:
                 value = max(variance, floor_variance)
+            else:
+                width = half_width(cell, variance, settings, interval_hand_units(cell, stories, settings))
+                value = max(width, target_half_width or 0.0)
             cache[key] = value
         return value
 

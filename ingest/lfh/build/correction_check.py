@@ -53,6 +53,12 @@ def compiled_correction_sql(db_path: Path, target_path: Path, dbt_vars: dict | N
     models = [name for entry in CORRECTION_MODELS.values() for name in entry[:2]]
     run_dbt(["compile", "--select", *models, "--target-path", str(target_path)],
             db_path=db_path, dbt_vars=dbt_vars, capture=True)
+    return correction_sql_from_manifest(target_path)
+
+
+def correction_sql_from_manifest(target_path: Path) -> dict[str, str]:
+    """compiled_correction_sql's queries from the manifest a dbt command that compiled the correction models (a
+    compile, or a build of them) left in `target_path`."""
     manifest = json.loads((target_path / "manifest.json").read_text())
     nodes = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
     queries = {}
@@ -328,6 +334,61 @@ def compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: in
     the same proportional draws (proportional allocation does not depend on the selection), one optimal allocation
     per selection. Returns runs under "proportional" and under each selection's name; predictions and ceilings for
     every gender and couple cell."""
+    return _compare_selections(db_path, queries, pilot_stories, extra_stories, draws, selections, pilots,
+                               min_per_stratum, seed, settings, ceilings=True)
+
+
+def compare_selections_without_ceilings(db_path: Path, queries: dict[str, str], pilot_stories: int,
+                                        extra_stories: int, draws: int, selections: dict[str, object],
+                                        pilots: int = 1, min_per_stratum: int = 3, seed: int = 20,
+                                        settings: object = None) -> dict[str, list[AllocationRun]]:
+    """compare_selections without the plan's ceilings (best_cell_half_width for every cell: the most expensive part
+    of a small comparison); the same pilots, draws and allocations."""
+    return _compare_selections(db_path, queries, pilot_stories, extra_stories, draws, selections, pilots,
+                               min_per_stratum, seed, settings, ceilings=False)
+
+
+def _stories_by_stratum(stories: object) -> dict[tuple, list[str]]:
+    """Story ids per stratum (model, domain, prompt condition), sorted: what the draws sample from."""
+    by_stratum: dict[tuple, list[str]] = {}
+    for story_id, model, domain, condition in sorted(stories.select(
+            "story_id", "model", "domain", "prompt_condition").iter_rows()):
+        by_stratum.setdefault((model, domain, condition), []).append(story_id)
+    return by_stratum
+
+
+def _stream(seed: int, *names: object) -> random.Random:
+    # one stream per pilot and allocation: the same pilots and proportional draws whichever selections (and plan
+    # settings) a run compares, so two runs differ only in what they change
+    return random.Random("/".join(map(str, (seed, *names))))  # noqa: S311 -- reproducible draws, not secrets
+
+
+def _draw(by_stratum: dict[tuple, list[str]], allocation: dict[tuple, int], taken: set[str],
+          generator: random.Random) -> list[str]:
+    drawn = []
+    for stratum, count in sorted(allocation.items()):
+        free = [story for story in by_stratum[stratum] if story not in taken]
+        drawn += generator.sample(free, min(count, len(free)))
+    return drawn
+
+
+def _pilot(by_stratum: dict[tuple, list[str]], pilot_stories: int, seed: int, index: int) -> list[str]:
+    from lfh.audit.allocation import allocate
+
+    sizes = {key: len(value) for key, value in by_stratum.items()}
+    return _draw(by_stratum, allocate(sizes, pilot_stories, 1), set(), _stream(seed, index, "pilot"))
+
+
+def allocation_pilots(stories: object, pilot_stories: int, pilots: int, seed: int = 20) -> list[list[str]]:
+    """The story ids of the proportional pilots compare_selections draws with these arguments (`stories`: the
+    labeled stories lfh.audit.plan.read_units returns), e.g. to plan on them with other settings."""
+    by_stratum = _stories_by_stratum(stories)
+    return [_pilot(by_stratum, pilot_stories, seed, index) for index in range(pilots)]
+
+
+def _compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: int, extra_stories: int, draws: int,
+                        selections: dict[str, object], pilots: int, min_per_stratum: int, seed: int,
+                        settings: object, ceilings: bool) -> dict[str, list[AllocationRun]]:
     from lfh.audit.allocation import allocate
     from lfh.audit.plan import (
         best_cell_half_width,
@@ -340,22 +401,10 @@ def compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: in
 
     with duckdb.connect(str(db_path), read_only=True) as connection:
         units, stories = read_units(connection)
-    by_stratum: dict[tuple, list[str]] = {}
-    for story_id, model, domain, condition in sorted(stories.select(
-            "story_id", "model", "domain", "prompt_condition").iter_rows()):
-        by_stratum.setdefault((model, domain, condition), []).append(story_id)
-    generator = random.Random(seed)  # noqa: S311 -- reproducible draws, not secrets
-
-    def draw(allocation: dict[tuple, int], taken: set[str]) -> list[str]:
-        drawn = []
-        for stratum, count in sorted(allocation.items()):
-            free = [story for story in by_stratum[stratum] if story not in taken]
-            drawn += generator.sample(free, min(count, len(free)))
-        return drawn
-
+    by_stratum = _stories_by_stratum(stories)
     runs: dict[str, list[AllocationRun]] = {"proportional": [], **{name: [] for name in selections}}
-    for _ in range(pilots):
-        pilot = draw(allocate({key: len(value) for key, value in by_stratum.items()}, pilot_stories, 1), set())
+    for index in range(pilots):
+        pilot = _pilot(by_stratum, pilot_stories, seed, index)
         plan = build_plan(*mask_units(units, stories, pilot), settings)
         candidates = {key: len(value) - len(set(value) & set(pilot)) for key, value in by_stratum.items()}
         allocations = {"proportional": allocate(candidates, extra_stories, min_per_stratum)}
@@ -363,14 +412,15 @@ def compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: in
             allocations[name] = plan_allocation(plan, budget=extra_stories, min_per_stratum=min_per_stratum,
                                                 candidates=candidates, selection=selection)
         ceiling = {}
-        for cell in plan.cells:
+        for cell in plan.cells if ceilings else ():
             if cell.family in ("gender", "couple"):
                 width = best_cell_half_width(plan, cell, extra_stories, candidates)
                 if width is not None:
                     ceiling[(cell.family, cell.model, *cell.key)] = width
         now = plan.labeled_now()
         for name, allocation in allocations.items():
-            kept_sets = [pilot + draw(allocation, set(pilot)) for _ in range(draws)]
+            stream = _stream(seed, index, name)
+            kept_sets = [pilot + _draw(by_stratum, allocation, set(pilot), stream) for _ in range(draws)]
             cells = run_kept_sets(db_path, queries, kept_sets)
             planned = {stratum: now[stratum] + allocation.get(stratum, 0) for stratum in now}
             predicted = {}
@@ -401,17 +451,19 @@ def allocation_summary(runs: dict[str, list[AllocationRun]], select: re.Pattern)
         summary[f"{name}_width"] = sum(values) / len(values)
     summary["narrower"] = 1 - summary["optimal_width"] / summary["proportional_width"]
     # what the plan expected: its predicted gain, and its ceiling (every cell at the least the budget could give it)
-    planned = {"optimal": [], "proportional": [], "ceiling": []}
+    planned = {"optimal": [], "proportional": [], "ceiling": [], "base": []}
     for optimal, proportional in zip(runs["optimal"], runs["proportional"], strict=True):
-        for key in optimal.predicted.keys() & proportional.predicted.keys() & optimal.ceiling.keys():
+        for key in optimal.predicted.keys() & proportional.predicted.keys():
             if select.search("/".join(map(str, key))):
                 planned["optimal"].append(optimal.predicted[key])
                 planned["proportional"].append(proportional.predicted[key])
-                planned["ceiling"].append(optimal.ceiling[key])
+                if key in optimal.ceiling:  # runs without ceilings (compare_selections_without_ceilings) have none
+                    planned["ceiling"].append(optimal.ceiling[key])
+                    planned["base"].append(proportional.predicted[key])
     if planned["proportional"]:
-        base = sum(planned["proportional"])
-        summary["predicted_narrower"] = 1 - sum(planned["optimal"]) / base
-        summary["ceiling_narrower"] = 1 - sum(planned["ceiling"]) / base
+        summary["predicted_narrower"] = 1 - sum(planned["optimal"]) / sum(planned["proportional"])
+    if planned["base"]:
+        summary["ceiling_narrower"] = 1 - sum(planned["ceiling"]) / sum(planned["base"])
     for name, allocation_runs in runs.items():
         covered = evaluations = 0
         predicted: list[float] = []
@@ -454,10 +506,8 @@ def run_on_characters(query: str, rows: list[tuple], columns: str) -> list[tuple
 CHECK_SELECTION = ["+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"]
 
 
-def build_dev_audit(workbook: Path, warehouse: Path, dbt_vars: dict | None = None) -> Path:
-    """A fully hand-labeled audit workbook (the study's audit_dev.xlsx) ingested into a new warehouse file and built
-    as far as the correction check reads (CHECK_SELECTION), with `dbt_vars`: the warehouse the checks of this
-    module run on. Replaces the file if it exists."""
+def _ingest_fresh(workbook: Path, warehouse: Path) -> None:
+    """The workbook ingested into a new warehouse file (replaced if it exists)."""
     from lfh.landing.ingest import ingest_paths
 
     warehouse.parent.mkdir(parents=True, exist_ok=True)
@@ -466,5 +516,23 @@ def build_dev_audit(workbook: Path, warehouse: Path, dbt_vars: dict | None = Non
     failed = [result.summary() for result in results if result.error is not None]
     if failed or not results:
         raise CorrectionCheckError(f"{workbook}: could not be ingested: {'; '.join(failed) or 'not read'}")
+
+
+def build_dev_audit(workbook: Path, warehouse: Path, dbt_vars: dict | None = None) -> Path:
+    """A fully hand-labeled audit workbook (the study's audit_dev.xlsx) ingested into a new warehouse file and built
+    as far as the correction check reads (CHECK_SELECTION), with `dbt_vars`: the warehouse the checks of this
+    module run on. Replaces the file if it exists."""
+    _ingest_fresh(workbook, warehouse)
     run_dbt(["build", "--select", *CHECK_SELECTION], db_path=warehouse, dbt_vars=dbt_vars, capture=True)
     return warehouse
+
+
+def build_dev_audit_models(workbook: Path, warehouse: Path, target_path: Path,
+                           dbt_vars: dict | None = None) -> dict[str, str]:
+    """build_dev_audit at about 40% of its cost, for a check that needs the tables and not their tests: the seeds
+    and models of CHECK_SELECTION only (the data and unit tests run elsewhere: `lfh build`, the dbt unit tests),
+    and the correction models' queries from that build's own manifest in `target_path` (no second dbt command)."""
+    _ingest_fresh(workbook, warehouse)
+    run_dbt(["build", "--select", *CHECK_SELECTION, "--exclude", "resource_type:test", "resource_type:unit_test",
+             "--target-path", str(target_path)], db_path=warehouse, dbt_vars=dbt_vars, capture=True)
+    return correction_sql_from_manifest(target_path)
