@@ -43,15 +43,15 @@ def wilson(successes: float, trials: float) -> tuple[float, float]:
 def interval_reference(raw: float, variance: float, total_n: float, hand_subset: float, hand_category: float,
                        cell_subset: float, cell_category: float) -> tuple[float, float]:
     """docs/CORRECTION.md, "The interval": the hull of (1) the PPI normal interval clamped to [0, 1], (2) where the
-    variance degenerates (<= 0, or the projected share at 0 or 1) the Wilson interval of the share on m hand-labeled
-    units (m = hand_subset at most total_n), (3) where the hand labels show none of the category [0, Wilson upper
-    of 0 of m], where they show all [Wilson lower of m of m, 1]; then a cell's own hand labels keep 0 (none of
-    the category among them) or 1 (all)."""
+    variance degenerates (below 1e-12, i.e. 0 up to rounding, or the projected share at 0 or 1) the Wilson interval
+    of the share on m hand-labeled units (m = hand_subset at most total_n), (3) where the hand labels show none of
+    the category [0, Wilson upper of 0 of m], where they show all [Wilson lower of m of m, 1]; then a cell's own
+    hand labels keep 0 (none of the category among them) or 1 (all)."""
     share = min(1.0, max(0.0, raw))
     sd = max(0.0, variance) ** 0.5
     lower, upper = min(1.0, max(0.0, raw - Z * sd)), max(0.0, min(1.0, raw + Z * sd))
     m = max(0.0, min(hand_subset, total_n))
-    if variance <= 0 or share <= 0 or share >= 1:
+    if variance < 1e-12 or share <= 0 or share >= 1:  # a rounding residue of 0 is 0 (ppi_interval_is_degenerate)
         fallback = wilson(share * m, m)
         lower, upper = min(lower, fallback[0]), max(upper, fallback[1])
     if m > 0 and hand_category <= 0:
