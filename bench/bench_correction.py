@@ -4,12 +4,15 @@ splits with LABELED_FRACTION of the stories keeping their hand labels (lfh.build
 the corrected and uncorrected 95% intervals per group of cells, and the seconds per split.
 
 Run: .venv/bin/python -m bench.bench_correction [--splits 1000] [--labeled-fraction 0.3] [--workdir DIR] [--reuse]
-     [--gender-rule study|refined] [--cell-pool-rule composite|switch] [--queries FILE]
+     [--gender-rule study|refined] [--cell-pool-rule composite|switch] [--queries FILE] [--pre-issue-24]
 --cell-pool-rule sets var ppi_cell_pool_rule for the scored SQL only (the warehouse does not depend on it), so the
 same --workdir --reuse gives both columns of docs/CORRECTION.md's switch -> composite table.
 --queries scores the compiled correction SQL saved in FILE (JSON {"gender": sql, "couple": sql}, as
 lfh.build.correction_check.compiled_correction_sql returns it) instead of compiling this checkout's: the same
 splits scored with an earlier version's SQL give the before/after table of docs/CORRECTION.md.
+--pre-issue-24 scores the interval issue 24 was filed under instead (docs/CORRECTION.md, "Net widths"): this
+checkout's SQL compiled from a scratch copy of the project whose boundary construction is switched off (the plain
+clamped normal interval), with ppi_cell_pool_rule switch and ppi_machine_mean unlabeled.
 Needs ../shared/data/laissez-faire/audit_dev.xlsx; says so and stops where it is absent.
 """
 
@@ -18,13 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from lfh.build.correction_check import category_table, report_lines, run_splits
+from lfh.build.correction_check import CORRECTION_MODELS, category_table, report_lines, run_splits
 from lfh.build.dbt import run_dbt
 from lfh.paths import project_root
 
@@ -41,6 +45,8 @@ def main() -> None:
     parser.add_argument("--cell-pool-rule", default=None, choices=["composite", "switch"],
                         help="var ppi_cell_pool_rule for the scored SQL (default: the project's)")
     parser.add_argument("--queries", type=Path, default=None, help="score this saved compiled SQL instead")
+    parser.add_argument("--pre-issue-24", action="store_true",
+                        help="score the interval issue 24 was filed under (switch, unlabeled, no boundary hull)")
     options = parser.parse_args()
     if not WORKBOOK.is_file():
         print(f"{WORKBOOK} not present: nothing to measure")
@@ -56,6 +62,9 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "lfh.cli", "ingest", str(WORKBOOK)], env=environment, check=True)
         run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"],
                 db_path=warehouse, dbt_vars=dbt_vars, capture=True)
+    if options.pre_issue_24:
+        queries = pre_issue_24_queries(workdir, {**(dbt_vars or {}), "ppi_cell_pool_rule": "switch",
+                                                 "ppi_machine_mean": "unlabeled"})
     started = time.perf_counter()
     scored_vars = {**(dbt_vars or {}), **({"ppi_cell_pool_rule": options.cell_pool_rule}
                                           if options.cell_pool_rule else {})}
@@ -69,6 +78,53 @@ def main() -> None:
     print()
     for line in category_table(cells):
         print(line)
+
+
+# ppi_interval.sql's boundary construction switched off: the widening macros return the bound as it is, and part 2
+# (the Wilson interval where the variance degenerates) never applies. The plain clamped normal interval remains.
+PRE_ISSUE_24_PATCHES = (
+    ("{% macro ppi_interval_widen_lower(lower, hand_n, hand_category_n, z=none, subset_n=none, to_zero_only=false) -%}",
+     "{% macro ppi_interval_widen_lower(lower, hand_n, hand_category_n, z=none, subset_n=none, to_zero_only=false) -%}"
+     "{{ lower }}{%- endmacro %}{% macro pre_issue_24_unused_lower(lower, hand_n, hand_category_n, z=none, "
+     "subset_n=none, to_zero_only=false) -%}"),
+    ("{% macro ppi_interval_widen_upper(upper, hand_n, hand_category_n, z=none, subset_n=none, to_one_only=false) -%}",
+     "{% macro ppi_interval_widen_upper(upper, hand_n, hand_category_n, z=none, subset_n=none, to_one_only=false) -%}"
+     "{{ upper }}{%- endmacro %}{% macro pre_issue_24_unused_upper(upper, hand_n, hand_category_n, z=none, "
+     "subset_n=none, to_one_only=false) -%}"),
+    ("(cast({{ variance }} as double) < 1e-12 or cast({{ share }} as double) <= 0 or cast({{ share }} as double) >= 1)",
+     "(1 = 0)"),
+)
+
+
+def pre_issue_24_queries(workdir: Path, dbt_vars: dict) -> dict[str, str]:
+    """The correction SQL with the interval issue 24 was filed under: compiled from a copy of the project in
+    workdir/pre_issue_24 whose ppi_interval.sql has PRE_ISSUE_24_PATCHES applied (each must match)."""
+    root = project_root()
+    copy = workdir / "pre_issue_24"
+    shutil.rmtree(copy, ignore_errors=True)
+    for item in ("models", "macros", "seeds", "tests", "dbt_project.yml", "profiles.yml"):
+        source = root / item
+        if source.is_dir():
+            shutil.copytree(source, copy / item, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+        elif source.is_file():
+            shutil.copy(source, copy / item)
+    interval = copy / "macros" / "stats" / "ppi_interval.sql"
+    text = interval.read_text()
+    for old, new in PRE_ISSUE_24_PATCHES:
+        if old not in text:
+            raise SystemExit(f"{interval}: no longer contains {old[:60]}...; update PRE_ISSUE_24_PATCHES")
+        text = text.replace(old, new)
+    interval.write_text(text)
+    target = copy / "target"
+    environment = {**os.environ, "LFH_DB": str(copy / "lfh.duckdb")}
+    models = [name for entry in CORRECTION_MODELS.values() for name in entry[:2]]
+    subprocess.run([str(Path(sys.executable).parent / "dbt"), "compile", "--project-dir", str(copy), "--profiles-dir",
+                    str(copy), "--select", *models, "--target-path", str(target), "--vars", json.dumps(dbt_vars)],
+                   env=environment, cwd=copy, check=True, capture_output=True)
+    nodes = {node["name"]: node for node in json.loads((target / "manifest.json").read_text())["nodes"].values()
+             if node["resource_type"] == "model"}
+    return {kind: nodes[model]["compiled_code"].replace(nodes[units]["relation_name"], placeholder)
+            for kind, (model, units, placeholder) in CORRECTION_MODELS.items()}
 
 
 if __name__ == "__main__":

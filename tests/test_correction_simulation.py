@@ -13,11 +13,13 @@ import re
 
 import duckdb
 import numpy as np
+import polars as pl
 import pytest
+from fixtures_correction import correction_queries  # noqa: F401 (a fixture, used by name)
 
-from lfh.build.correction_check import COUPLES, compiled_correction_sql
+from lfh.build.correction_check import COUPLES
 
-pytestmark = pytest.mark.slow  # compiles the dbt project: tests/tiers.py
+pytestmark = pytest.mark.slow  # compiles the dbt project (once per run, shared: tests/fixtures_correction.py)
 
 REPLICATIONS = 80
 LABELED_FRACTION = 0.3
@@ -35,6 +37,10 @@ PARTNERS = {"female_male": ("female", "male"), "female_female": ("female", "fema
             "female_nonbinary": ("female", "nonbinary"), "male_nonbinary": ("male", "nonbinary"),
             "nonbinary_nonbinary": ("nonbinary", "nonbinary")}
 SWAP = {"female": "male", "male": "female", "nonbinary": "nonbinary"}
+# the columns of the two relations the couple model reads (int_couples_typed, int_characters_hand_paired)
+COUPLE_COLUMNS = {"story_id": pl.String, "model": pl.String, "characters": pl.Int64, "inferred_couple_type": pl.String,
+                  "hand_couple_type": pl.String, "is_hand_labeled": pl.Boolean}
+CHARACTER_COLUMNS = {"story_id": pl.String, "domain": pl.String, "condition": pl.String}
 
 
 def _couple_type(first: str, second: str) -> str:
@@ -58,9 +64,8 @@ def _stories(rng: np.random.Generator) -> list[tuple]:
 
 
 @pytest.fixture(scope="module")
-def couple_sql(tmp_path_factory: pytest.TempPathFactory) -> str:
-    folder = tmp_path_factory.mktemp("correction_simulation")
-    sql = compiled_correction_sql(folder / "empty.duckdb", folder / "target")["couple"].replace(COUPLES, "couples")
+def couple_sql(correction_queries: dict[str, str]) -> str:  # noqa: F811 (the imported fixture)
+    sql = correction_queries["couple"].replace(COUPLES, "couples")
     # the model's other input (each story's Love condition, for its strata) is the simulated stories' too
     return re.sub(r'"[^"]+"\."[^"]+"\."int_characters_hand_paired"', "characters", sql)
 
@@ -69,18 +74,18 @@ def test_rare_couple_types_are_covered_on_simulated_stories(couple_sql: str) -> 
     rng = np.random.default_rng(24)
     covered: dict[tuple[str, str], list[bool]] = {}
     widths: dict[tuple[str, str], list[float]] = {}
-    connection = duckdb.connect()
+    # one thread: a few hundred rows per replication, where DuckDB's second thread only adds overhead
+    connection = duckdb.connect(config={"threads": 1})
     for _ in range(REPLICATIONS):
         stories = _stories(rng)
         labeled = rng.random(len(stories)) < LABELED_FRACTION
-        connection.execute("create or replace table couples (story_id varchar, model varchar, characters bigint, "
-                           "inferred_couple_type varchar, hand_couple_type varchar, is_hand_labeled boolean)")
-        connection.executemany("insert into couples values (?, ?, 2, ?, ?, ?)",
-                               [(story, model, inferred, hand if keep else None, bool(keep))
-                                for (story, model, inferred, hand, _), keep in zip(stories, labeled, strict=True)])
-        connection.execute("create or replace table characters (story_id varchar, domain varchar, condition varchar)")
-        connection.executemany("insert into characters values (?, 'love', ?)",
-                               [(story, condition) for story, _, _, _, condition in stories])
+        couples = pl.DataFrame([(story, model, 2, inferred, hand if keep else None, bool(keep))
+                                for (story, model, inferred, hand, _), keep in zip(stories, labeled, strict=True)],
+                               schema=COUPLE_COLUMNS, orient="row")
+        characters = pl.DataFrame([(story, "love", condition) for story, _, _, _, condition in stories],
+                                  schema=CHARACTER_COLUMNS, orient="row")
+        connection.register("couples", couples.to_arrow())
+        connection.register("characters", characters.to_arrow())
         truth = {}
         for model in [*MODELS, "All"]:
             hands = [hand for _, owner, _, hand, _ in stories if model in ("All", owner)]

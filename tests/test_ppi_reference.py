@@ -45,15 +45,15 @@ def wilson(successes: float, trials: float) -> tuple[float, float]:
 def interval_reference(raw: float, variance: float, total_n: float, hand_subset: float, hand_category: float,
                        cell_subset: float, cell_category: float) -> tuple[float, float]:
     """docs/CORRECTION.md, "The interval": the hull of (1) the PPI normal interval clamped to [0, 1], (2) where the
-    variance degenerates (<= 0, or the projected share at 0 or 1) the Wilson interval of the share on m hand-labeled
-    units (m = hand_subset at most total_n), (3) where the hand labels show none of the category [0, Wilson upper
-    of 0 of m], where they show all [Wilson lower of m of m, 1]; then a cell's own hand labels keep 0 (none of
-    the category among them) or 1 (all)."""
+    variance degenerates (below 1e-12, i.e. 0 up to rounding, or the projected share at 0 or 1) the Wilson interval
+    of the share on m hand-labeled units (m = hand_subset at most total_n), (3) where the hand labels show none of
+    the category [0, Wilson upper of 0 of m], where they show all [Wilson lower of m of m, 1]; then a cell's own
+    hand labels keep 0 (none of the category among them) or 1 (all)."""
     share = min(1.0, max(0.0, raw))
     sd = max(0.0, variance) ** 0.5
     lower, upper = min(1.0, max(0.0, raw - Z * sd)), max(0.0, min(1.0, raw + Z * sd))
     m = max(0.0, min(hand_subset, total_n))
-    if variance <= 0 or share <= 0 or share >= 1:
+    if variance < 1e-12 or share <= 0 or share >= 1:  # a rounding residue of 0 is 0 (ppi_interval_is_degenerate)
         fallback = wilson(share * m, m)
         lower, upper = min(lower, fallback[0]), max(upper, fallback[1])
     if m > 0 and hand_category <= 0:
@@ -244,3 +244,52 @@ def test_worked_example_of_the_unit_test_against_ppi_python() -> None:
          "ya": np.array([1.0, 0, 0, 1]), "yb": np.array([1.0, 0, 1, 1])}
     r, variance, _ = _ppi_py_ratio(x)
     assert r == pytest.approx(0.75) and variance == pytest.approx(0.0859375)
+
+
+class _MacroReturn(Exception):  # noqa: N818 -- dbt's return(), as plain Jinja can run it
+    def __init__(self, value: object) -> None:
+        super().__init__()
+        self.value = value
+
+
+def _macro_return(value: object) -> None:
+    raise _MacroReturn(value)
+
+
+def test_a_rounding_residue_of_a_zero_variance_is_degenerate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A variance that should be 0 but that floating-point rounding left at 1e-19 (a cell whose every unit agreed,
+    projected share a hair below 1: seen on the dev audit) must not give a 1e-9-wide interval: the macro treats it
+    as degenerate (the Wilson interval of the share on m hand labels joins the hull), as interval_reference does. A
+    real variance (1e-6) keeps the plain normal interval."""
+    import jinja2.runtime
+
+    from lfh.paths import project_root
+
+    stats = project_root() / "macros" / "stats"
+    source = "".join((stats / name).read_text() for name in ("ppi.sql", "wilson.sql", "ppi_interval.sql"))
+    environment = jinja2.Environment(extensions=["jinja2.ext.do"])
+    environment.globals["var"] = {"wilson_z": Z}.__getitem__
+    # dbt's return(value) ends a macro with a value (wilson_center_and_half_width): the same in plain Jinja
+    environment.globals["return"] = _macro_return
+    invoke = jinja2.runtime.Macro._invoke
+
+    def invoke_returning(self: jinja2.runtime.Macro, arguments: list, autoescape: bool) -> object:
+        try:
+            return invoke(self, arguments, autoescape)
+        except _MacroReturn as returned:
+            return returned.value
+
+    monkeypatch.setattr(jinja2.runtime.Macro, "_invoke", invoke_returning)
+    lower = environment.from_string(source + "{{ ppi_interval_lower('raw', 'share', 'v', 'm', 'm', 'k') }}").render()
+    upper = environment.from_string(source + "{{ ppi_interval_upper('raw', 'share', 'v', 'm', 'm', 'k') }}").render()
+    connection = duckdb.connect()
+    for variance in (1e-19, 1e-6):
+        raw = 1 - 1e-15
+        row = connection.execute(f"select {lower.strip()}, {upper.strip()} from (select ? as raw, ? as share, ? as v, "
+                                 f"20.0 as m, 19.0 as k)", [raw, raw, variance]).fetchone()
+        expected = interval_reference(raw, variance, 100, 20, 19, 20, 19)
+        assert row == pytest.approx(expected, abs=1e-12), variance
+        if variance < 1e-12:
+            assert row[1] - row[0] > 0.05  # the Wilson interval of 19.99.. of 20, not [1 - 6e-10, 1]
+        else:
+            assert row[1] - row[0] == pytest.approx(Z * variance**0.5, rel=1e-6)  # upper clamped at 1

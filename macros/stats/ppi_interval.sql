@@ -30,9 +30,12 @@
     greatest(cast(0 as double), least(cast({{ hand_subset_n }} as double), cast({{ total_n }} as double)))
 {%- endmacro %}
 
-{#- Whether the PPI variance is degenerate for the interval (part 2). -#}
+{#- Whether the PPI variance is degenerate for the interval (part 2). A variance below 1e-12 (sd 1e-6) is a zero
+    that floating-point rounding left positive (sums of products over the units: seen at 1e-23 to 1e-17 on the dev
+    audit, where every unit of a cell agreed and the projected share fell a hair below 1), not a measurement:
+    no share estimated from hand labels has an sd near 1e-6, and part 2 only widens (the hull). -#}
 {% macro ppi_interval_is_degenerate(share, variance) -%}
-    (cast({{ variance }} as double) <= 0 or cast({{ share }} as double) <= 0 or cast({{ share }} as double) >= 1)
+    (cast({{ variance }} as double) < 1e-12 or cast({{ share }} as double) <= 0 or cast({{ share }} as double) >= 1)
 {%- endmacro %}
 
 {% macro ppi_interval_lower(raw_share, share, variance, hand_n, hand_subset_n, hand_category_n, z=none) -%}

@@ -27,6 +27,8 @@ CORRECTION_MODELS = {"gender": ("int_gender_shares_corrected", PAIRED_MODEL, "__
 KEPT_TABLE = "ppi_check_kept_stories"
 MASKED_TABLE = "ppi_check_masked_units"
 MASKED_COUPLES = "ppi_check_masked_couples"
+KEPT_SPLITS = "ppi_check_kept_splits"  # (split, story_id): every split's hand-labeled stories
+SPLIT_MARK = "#split"  # domain || SPLIT_MARK || split: one gender run scores every split
 UNITS = CORRECTION_MODELS["gender"][2]
 COUPLES = CORRECTION_MODELS["couple"][2]
 
@@ -127,7 +129,8 @@ def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: 
     `queries` (as compiled_correction_sql returns them) replaces the compile, e.g. to score another version's
     compiled SQL on the same splits."""
     queries = queries or compiled_correction_sql(db_path, target_path, dbt_vars)
-    connection = duckdb.connect(str(db_path))
+    # read-only: the splits live in temp tables, so a warehouse that other tests read at the same time serves too
+    connection = duckdb.connect(str(db_path), read_only=True)
     try:
         unlabeled = connection.execute(
             "select count(*) filter (where not is_hand_labeled), count(*) "
@@ -142,30 +145,60 @@ def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: 
             "select count(distinct story_id) from intermediate.int_characters_hand_paired").fetchone()[0]
         keep = max(1, round(labeled_fraction * stories))
         generator = random.Random(seed)  # noqa: S311 -- reproducible splits, not secrets
-        for _ in range(splits):
-            # story-level split: the `keep` stories first in a seeded random order keep their hand labels
+        # story-level splits: in each, the `keep` stories first in a seeded random order keep their hand labels
+        connection.execute(f"create or replace temp table {KEPT_SPLITS} (split integer, story_id varchar)")
+        for split in range(splits):
             connection.execute(f"""
-                create or replace temp table {KEPT_TABLE} as
-                select story_id
+                insert into {KEPT_SPLITS}
+                select ?, story_id
                 from (select distinct story_id from intermediate.int_characters_hand_paired)
                 order by hash(story_id || ?), story_id
                 limit {keep}
-            """, [str(generator.getrandbits(62))])
-            _mask_and_score(connection, queries, cells)
+            """, [split, str(generator.getrandbits(62))])
+        _score_gender_splits(connection, queries, cells, splits)
+        for split in range(splits):
+            connection.execute(f"create or replace temp table {KEPT_TABLE} as "
+                               f"select story_id from {KEPT_SPLITS} where split = ?", [split])
+            _mask(connection, COUPLES_MODEL)
+            _score_rows(cells, [(("couple", model, couple_type), lower, upper)
+                                for model, couple_type, lower, upper in _couple_rows(connection, queries)])
     finally:
         connection.close()
     return cells
 
 
-def _score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str], cells: dict[tuple, CellCoverage]) -> None:
-    gender = connection.execute(
+def _score_gender_splits(connection: duckdb.DuckDBPyConnection, queries: dict[str, str],
+                         cells: dict[tuple, CellCoverage], splits: int) -> None:
+    """Every split of KEPT_SPLITS scored with ONE run of the gender model: each split's copy of the characters
+    carries the split in `domain`. domain is a key of every gender cell and pool (a pool spans models, never
+    domains) and the model's SQL reads no domain value, so the run gives each split's cells exactly what a run on
+    that split alone gives; one query instead of one per split. (The couple model's pools span every key but the
+    couple type, so it runs per split.)"""
+    connection.execute(f"""
+        create or replace temp table {MASKED_TABLE} as
+        select p.* replace (
+            p.domain || '{SPLIT_MARK}' || cast(splits.split as varchar) as domain,
+            case when kept.story_id is not null then p.hand_gender end as hand_gender,
+            kept.story_id is not null as is_hand_labeled)
+        from intermediate.{PAIRED_MODEL} as p
+        cross join (select cast(range as integer) as split from range({splits})) as splits
+        left join {KEPT_SPLITS} as kept on kept.split = splits.split and kept.story_id = p.story_id
+    """)
+    rows = connection.execute(
         f"select model, domain, condition, gender, corrected_share_ci_lower, corrected_share_ci_upper "
         f"from ({queries['gender'].replace(UNITS, MASKED_TABLE)}) where corrected_share is not null").fetchall()
-    couple = connection.execute(
+    _score_rows(cells, [(("gender", model, domain.rsplit(SPLIT_MARK, 1)[0], condition, gender), lower, upper)
+                        for model, domain, condition, gender, lower, upper in rows])
+
+
+def _couple_rows(connection: duckdb.DuckDBPyConnection, queries: dict[str, str]) -> list[tuple]:
+    return connection.execute(
         f"select model, couple_type, corrected_share_ci_lower, corrected_share_ci_upper "
         f"from ({queries['couple'].replace(COUPLES, MASKED_COUPLES)}) where corrected_share is not null").fetchall()
-    results = [(("gender", *row[:4]), row[4], row[5]) for row in gender]
-    results += [(("couple", *row[:2]), row[2], row[3]) for row in couple]
+
+
+def _score_rows(cells: dict[tuple, CellCoverage], results: list[tuple]) -> None:
+    """Count (cell key, lower, upper) results into their cells: one more split, covered or not, and its width."""
     for key, lower, upper in results:
         cell = cells.get(key)
         if cell is None:
@@ -173,6 +206,15 @@ def _score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str], cells
         cell.splits += 1
         cell.covered += int(lower <= cell.truth + 1e-12 and cell.truth - 1e-12 <= upper)
         cell.widths.append(upper - lower)
+
+
+def _score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str], cells: dict[tuple, CellCoverage]) -> None:
+    gender = connection.execute(
+        f"select model, domain, condition, gender, corrected_share_ci_lower, corrected_share_ci_upper "
+        f"from ({queries['gender'].replace(UNITS, MASKED_TABLE)}) where corrected_share is not null").fetchall()
+    results = [(("gender", *row[:4]), row[4], row[5]) for row in gender]
+    results += [(("couple", *row[:2]), row[2], row[3]) for row in _couple_rows(connection, queries)]
+    _score_rows(cells, results)
 
 
 def summarize(cells: dict[tuple, CellCoverage], select: re.Pattern | None = None) -> dict[str, float]:
@@ -189,7 +231,8 @@ def summarize(cells: dict[tuple, CellCoverage], select: re.Pattern | None = None
         "uncorrected_coverage": (sum(cell.uncorrected_covers for cell in chosen) / len(chosen)
                                  if chosen else float("nan")),
         "mean_width": sum(widths) / len(widths) if widths else float("nan"),
-        "zero_width": sum(1 for width in widths if width <= 1e-12),
+        # below 1e-6: a zero variance that rounding left a hair above 0 is a zero-width interval too
+        "zero_width": sum(1 for width in widths if width <= 1e-6),
     }
 
 
@@ -264,17 +307,26 @@ def _mask_and_score(connection: duckdb.DuckDBPyConnection, queries: dict[str, st
                     cells: dict[tuple, CellCoverage]) -> None:
     """Hide the hand labels of every story not in KEPT_TABLE (characters, and the same split on the couples: a
     couple keeps its hand type when its story keeps its hand labels), then score the correction models."""
-    for masked, relation, hand_column, alias in ((MASKED_TABLE, PAIRED_MODEL, "hand_gender", "p"),
-                                                 (MASKED_COUPLES, COUPLES_MODEL, "hand_couple_type", "c")):
-        connection.execute(f"""
-            create or replace temp table {masked} as
-            select {alias}.* replace (
-                case when kept.story_id is not null then {alias}.{hand_column} end as {hand_column},
-                kept.story_id is not null as is_hand_labeled)
-            from intermediate.{relation} as {alias}
-            left join {KEPT_TABLE} as kept on kept.story_id = {alias}.story_id
-        """)
+    _mask(connection, PAIRED_MODEL)
+    _mask(connection, COUPLES_MODEL)
     _score(connection, queries, cells)
+
+
+# relation -> (its masked copy, its hand-label column)
+MASKS = {PAIRED_MODEL: (MASKED_TABLE, "hand_gender"), COUPLES_MODEL: (MASKED_COUPLES, "hand_couple_type")}
+
+
+def _mask(connection: duckdb.DuckDBPyConnection, relation: str) -> None:
+    """The masked copy of `relation`: hand labels kept only on the stories in KEPT_TABLE."""
+    masked, hand_column = MASKS[relation]
+    connection.execute(f"""
+        create or replace temp table {masked} as
+        select units.* replace (
+            case when kept.story_id is not null then units.{hand_column} end as {hand_column},
+            kept.story_id is not null as is_hand_labeled)
+        from intermediate.{relation} as units
+        left join {KEPT_TABLE} as kept on kept.story_id = units.story_id
+    """)
 
 
 def run_kept_sets(db_path: Path, queries: dict[str, str], kept_sets: list[list[str]]) -> dict[tuple, CellCoverage]:
