@@ -17,7 +17,11 @@ def event(name: str, message: str, level: str = "info", **data: object) -> None:
 
 def main() -> int:
     workdir = Path(os.environ["FAKE_DBT_DIR"])
-    (workdir / "dbt.pid").write_text(str(os.getpid()))
+    # written under another name and renamed: a test that waits for dbt.pid to exist then reads it must never
+    # find it empty (rename is atomic; write_text is not)
+    partial = workdir / f"dbt.pid.{os.getpid()}.tmp"
+    partial.write_text(str(os.getpid()))
+    partial.replace(workdir / "dbt.pid")
     with (workdir / "calls.jsonl").open("a") as calls:
         calls.write(json.dumps(sys.argv[1:]) + "\n")
     nodes = int(os.environ.get("FAKE_DBT_NODES", "50"))

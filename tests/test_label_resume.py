@@ -128,7 +128,8 @@ def test_key_never_leaks_and_labels_land_through_ingest(tmp_path, environment, w
     assert landed[2] == sum(label["prompt_tokens"] for label in labels) and landed[3] == len(labels)
     assert orphans == 0
     if (project_root() / "models" / "staging" / "stg_label_responses.sql").exists():
-        build = lfh("build", env=environment)
+        # what this test reads is dim_stories: its models and their data tests are enough
+        build = lfh("build", "--select", "+dim_stories", env=environment)
         assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
         with duckdb.connect(str(warehouse), read_only=True) as connection:
             marts = connection.execute(

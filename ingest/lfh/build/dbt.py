@@ -92,8 +92,10 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
         if skip_unit and not skip_tests:
             say("unit tests and seeds: unchanged since the last build (same SQL, tests, seeds and vars); not run again")
         unit = ["--exclude-resource-type", "unit_test", "--exclude-resource-type", "seed"] if skip_unit else []
-        commands = [["seed", *selector, *refresh], ["run", *selector, *refresh]] if skip_tests \
-            else [["build", *selector, *refresh, *unit]]
+        # skip_tests: the seeds and models of `dbt build`, in one dbt process (as `dbt seed` then `dbt run` would
+        # build them, without a second start and project parse)
+        no_tests = ["--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"]
+        commands = [["build", *selector, *refresh, *(no_tests if skip_tests else unit)]]
         summary = ""
         for arguments in commands:
             outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=echo, label=f"dbt {arguments[0]}",

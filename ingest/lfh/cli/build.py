@@ -28,7 +28,7 @@ BUILD_HELP = f"""Build every table with dbt (seeds, models, tests) in the wareho
 @click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
               help="Override a dbt var, e.g. --var vote_threshold=0.6 (repeatable; checked against "
                    "dbt_project.yml and configs/build_vars.toml before dbt runs).")
-@click.option("--skip-tests", is_flag=True, help="dbt run + seed instead of dbt build (no data or unit tests).")
+@click.option("--skip-tests", is_flag=True, help="Seeds and models only: dbt build without the data and unit tests.")
 @click.option("--full-refresh", is_flag=True, help="Rebuild every incremental model from scratch.")
 @click.option("--target", type=click.Choice(TARGETS), default="duckdb", show_default=True,
               help="The profiles.yml target: DuckDB (LFH_DB), or Spark (local session under LFH_SPARK_DIR; "
