@@ -1,32 +1,38 @@
 """Fixtures shared by the correction checks (tests/test_correction_validation.py, tests/test_correction_simulation.py):
-the correction models' compiled SQL at the default vars (from tests/fixtures_shared_audit.py's one compile
-process), and the development audit's warehouse under each gender rule, built from the run's shared audit build
-(conftest.audit_build) by rebuilding only the models the gender rule changes. Import the fixtures into the test
-module that uses them."""
+the correction models' compiled SQL, compiled once per test run for both modules (conftest.build_once), and the
+development audit's warehouse under each gender rule, built from the run's shared audit build (conftest.audit_build)
+by rebuilding only the models the gender rule changes. Import the fixtures into the test module that uses them."""
 
 from __future__ import annotations
 
+import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import build_once
 
-from lfh.build.correction_check import CHECK_SELECTION
+from lfh.build.correction_check import CHECK_SELECTION, compiled_correction_sql
 from lfh.build.dbt import run_dbt
 
+QUERIES_FILE = "correction_queries.json"
 # The first model that reads var gender_rule (models/intermediate/characters/int_characters_gendered.sql): under
 # another rule only it and what the check reads downstream of it change.
 GENDER_RULE_MODEL = "int_characters_gendered"
 
 
 @pytest.fixture(scope="session")
-def correction_queries(correction_sql: Callable[[dict], dict[str, str]]) -> dict[str, str]:
-    """The compiled SQL of the correction models at the project's default vars (as compiled_correction_sql gives
-    it), from the run's one compile process (tests/fixtures_shared_audit.py). It does not depend on the gender rule
-    (the rule acts upstream, in the units the SQL reads), so one compile serves the validation under both rules and
-    the simulation."""
-    return correction_sql({})
+def correction_queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The compiled SQL of the correction models at the project's default vars (compiled_correction_sql), once per
+    run. It does not depend on the gender rule (the rule acts upstream, in the units the SQL reads), so one compile
+    serves the validation under both rules and the simulation."""
+
+    def compile_queries(folder: Path) -> None:
+        queries = compiled_correction_sql(folder / "lfh.duckdb", folder / "target")
+        (folder / QUERIES_FILE).write_text(json.dumps(queries), encoding="utf-8")
+
+    folder = build_once(tmp_path_factory, "correction-queries", compile_queries)
+    return json.loads((folder / QUERIES_FILE).read_text(encoding="utf-8"))
 
 
 def gender_rule_warehouse(audit_build: Path, folder: Path, gender_rule: str) -> Path:

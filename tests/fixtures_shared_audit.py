@@ -42,8 +42,6 @@ CORRECTION_VAR_SETS: tuple[dict, ...] = (
     {"ppi_stratify": True, "ppi_cell_pool_rule": "switch", "ppi_machine_mean": "unlabeled"},
     {"ppi_stratify": False, "ppi_cell_pool_rule": "switch", "ppi_machine_mean": "unlabeled"},
     {"ppi_stratify": False, "ppi_cell_pool_rule": "composite", "ppi_machine_mean": "unlabeled"},
-    # tests/fixtures_correction.py: the defaults (the validation and the simulation)
-    {},
 )
 # The var sets audit_with_vars rebuilds the audit with (tests/test_cleaning_audit.py). tests/test_shared_audit.py
 # checks models_reading for each, so a test that asks audit_with_vars for another set adds it here.
