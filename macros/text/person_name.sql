@@ -111,6 +111,12 @@
             "'[^\\p{L}.]+$'", "''"),
         "'[\\x27’][Ss]$'", "''") -%}
     {%- set first_token = laissez_faire.list_element('name_tokens', 'name_start') -%}
+    {#- The seeds' lookup keys of the raw first and last tokens (prefix, suffix and relation-phrase joins). greatest(..,
+        1): Spark's element_at refuses index 0 (an empty list). -#}
+    {%- set token_count = laissez_faire.list_length('tokenized.name_tokens') -%}
+    {%- set first_token_key = laissez_faire.name_lookup_key(laissez_faire.list_element('tokenized.name_tokens', 1)) -%}
+    {%- set last_token_key = laissez_faire.name_lookup_key(laissez_faire.list_element(
+        'tokenized.name_tokens', 'greatest(' ~ token_count ~ ', 1)')) -%}
     {#- greatest(.., 1): name_end is 0 for an empty list (then there is no name), and Spark's element_at refuses 0 -#}
     {%- set last_token = laissez_faire.list_element('name_tokens', 'greatest(name_end, 1)') -%}
     select
@@ -156,7 +162,7 @@
             from (
                 select
                     tokenized.*,
-                    {{ laissez_faire.list_length('tokenized.name_tokens') }} as token_count,
+                    {{ token_count }} as token_count,
                     name_prefixes.prefix_kind,
                     name_prefixes.next_token_is,
                     name_suffixes.suffix is not null as has_suffix,
@@ -180,28 +186,17 @@
                     from {{ relation }}
                 ) as tokenized
                 left join {{ prefixes }} as name_prefixes
-                    on {{ laissez_faire.name_lookup_key(laissez_faire.list_element('tokenized.name_tokens', 1)) }}
-                    = lower(trim(name_prefixes.prefix))
+                    on {{ first_token_key }} = lower(trim(name_prefixes.prefix))
                 left join {{ suffixes }} as name_suffixes
-                    {# greatest(.., 1): Spark's element_at refuses index 0 (an empty list) #}
-                    on {{ laissez_faire.name_lookup_key(laissez_faire.list_element(
-                        'tokenized.name_tokens',
-                        'greatest(' ~ laissez_faire.list_length('tokenized.name_tokens') ~ ', 1)')) }}
-                    = lower(trim(name_suffixes.suffix))
-                    and {{ laissez_faire.list_length('tokenized.name_tokens') }}
-                    - case when name_prefixes.prefix_kind is not null then 1 else 0 end >= 2
+                    on {{ last_token_key }} = lower(trim(name_suffixes.suffix))
+                    and {{ token_count }} - case when name_prefixes.prefix_kind is not null then 1 else 0 end >= 2
                 left join {{ description_words }} as description_modifiers
-                    on {{ laissez_faire.name_lookup_key(laissez_faire.list_element('tokenized.name_tokens', 1)) }}
-                    = lower(trim(description_modifiers.word))
+                    on {{ first_token_key }} = lower(trim(description_modifiers.word))
                     and description_modifiers.word_kind = 'modifier'
                 left join {{ description_words }} as description_relations
-                    {# greatest(.., 1): Spark's element_at refuses index 0 (an empty list) #}
-                    on {{ laissez_faire.name_lookup_key(laissez_faire.list_element(
-                        'tokenized.name_tokens',
-                        'greatest(' ~ laissez_faire.list_length('tokenized.name_tokens') ~ ', 1)')) }}
-                    = lower(trim(description_relations.word))
+                    on {{ last_token_key }} = lower(trim(description_relations.word))
                     and description_relations.word_kind = 'relation'
-                    and {{ laissez_faire.list_length('tokenized.name_tokens') }} >= 2
+                    and {{ token_count }} >= 2
             ) as looked_up
         ) as sized
     ) as classified
