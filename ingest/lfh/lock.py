@@ -158,7 +158,7 @@ def _pass_queue(db_path: Path, purpose: str, deadline: float, wait: float) -> No
                 raise _busy(db_path, read_owner(path), purpose, wait)
             if not announced:
                 announce(f"waiting for {describe_owner(read_owner(path))}, queued to write {db_path} "
-                     f"(up to {wait:.0f}s; --wait to change)")
+                         f"(up to {wait:.0f}s; --wait to change)")
                 announced = True
             time.sleep(POLL_SECONDS)
     finally:
@@ -175,7 +175,7 @@ def _acquire_shared(db_path: Path, fd: int, path: Path, purpose: str, wait: floa
             raise _busy(db_path, owner, purpose, wait)
         if not announced:
             announce(f"waiting for {describe_owner(owner)} to finish with {db_path} before reading it "
-                 f"(up to {wait:.0f}s; --wait to change)")
+                     f"(up to {wait:.0f}s; --wait to change)")
             announced = True
         time.sleep(POLL_SECONDS)
 
