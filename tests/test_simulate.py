@@ -16,7 +16,9 @@ from fixtures_simulate import write_test_lexicon
 from lfh.cli.simulate import simulate
 from lfh.identity import canonical_model, story_id
 from lfh.llm.prompts import LabelKeys, catalog
+from lfh.paths import project_root
 from lfh.simulate.config import ConfigError, load_config
+from lfh.simulate.lexicon import NAME_KEY_REMOVED, name_key
 from lfh.simulate.run import run_simulation
 
 INDICATORS = {"he", "him", "his", "she", "her", "hers", "they", "them", "their", "grandfather", "grandmother"}
@@ -209,3 +211,13 @@ def test_first_names_match_the_characters_gender(tmp_path: Path) -> None:
         assert wrong == [], f"{gender} characters named {wrong}"
         checked += sum(name in census_sex for name in names)
     assert checked > 500  # the check saw plenty of names with a known sex
+
+
+def test_the_simulators_name_key_folds_what_the_dbt_macro_folds() -> None:
+    """lfh.simulate.lexicon.name_key mirrors macros/text/text_rules.sql's normalize_name_key (the simulator keeps
+    its names apart from the lexicon by that key): the characters each removes are the same set."""
+    macro = (project_root() / "macros" / "text" / "text_rules.sql").read_text(encoding="utf-8")
+    body = macro[macro.index("macro default__normalize_name_key"):]
+    character_class = body[body.index("'[") + 2:body.index("]'")].replace("\\\\x27", "'")
+    assert set(character_class) == NAME_KEY_REMOVED
+    assert name_key(" D'Andre-García ") == "dandregarcia"
