@@ -101,29 +101,34 @@ def changed_stories(db_path: Path) -> int:  # the stories the last build process
         return connection.execute("select count(*) from intermediate.int_stories_changed").fetchone()[0]
 
 
-# DuckDB sums in parallel, so a double can differ in its last bits between two builds of the same rows
-# (559801279.2998548 against ...567 in one CI run): doubles are compared to 12 significant digits, relative to
-# their size, which an absolute round(x, 9) is not for a ratio of 5e8. Below 1e-9 they are rounded to 9 places
-# as before, so a variance that sums to 1e-17 in one build and to 0 in the other still compares equal.
-SIGNIFICANT_DIGITS = 12
-ABSOLUTE_PLACES = 9
+# DuckDB sums in parallel, so a double can differ in its last bits between two builds of the same rows (a Katz
+# bound of 559801279.2998548 against ...567 in one CI run): doubles are compared with a relative tolerance, which
+# neither an absolute round(x, 9) (wrong scale for 5e8) nor rounding to fixed digits (9.350770858015 falls on either
+# side of a rounding boundary) is. Rows are put in the same order by their other columns first, then the doubles.
+RELATIVE_TOLERANCE = 1e-9
+ABSOLUTE_TOLERANCE = 1e-9  # a variance that sums to 1e-17 in one build and to 0 in the other
 
 
-def comparable(value: object) -> object:
-    if not isinstance(value, float) or not math.isfinite(value):
-        return value
-    if abs(value) < 10.0 ** -ABSOLUTE_PLACES:
-        return round(value, ABSOLUTE_PLACES) + 0.0  # + 0.0 turns -0.0 into 0.0
-    return float(f"{value:.{SIGNIFICANT_DIGITS - 1}e}")
-
-
-def table_rows(connection: duckdb.DuckDBPyConnection, catalog: str, schema: str, table: str) -> list[tuple]:
-    columns = connection.execute(
-        "select column_name from information_schema.columns where table_catalog = ? and "
+def table_rows(connection: duckdb.DuckDBPyConnection, catalog: str, schema: str,
+               table: str) -> list[tuple[tuple, tuple]]:  # (the other columns, the doubles) of each row
+    columns = [(name, kind) for name, kind in connection.execute(
+        "select column_name, data_type from information_schema.columns where table_catalog = ? and "
         "table_schema = ? and table_name = ? order by column_name", [catalog, schema, table]).fetchall()
-    selected = ", ".join(f'"{name}"' for (name,) in columns if name not in LOAD_COLUMNS)
-    rows = connection.execute(f"select {selected} from {catalog}.{schema}.{table}").fetchall()
-    return sorted((tuple(comparable(value) for value in row) for row in rows), key=repr)
+        if name not in LOAD_COLUMNS]
+    is_double = [kind in ("DOUBLE", "FLOAT") for _name, kind in columns]
+    selected = ", ".join(f'"{name}"' for name, _kind in columns)
+    rows = [(tuple(value for value, double in zip(row, is_double, strict=True) if not double),
+             tuple(value for value, double in zip(row, is_double, strict=True) if double))
+            for row in connection.execute(f"select {selected} from {catalog}.{schema}.{table}").fetchall()]
+    return sorted(rows, key=repr)
+
+
+def same_doubles(left: tuple, right: tuple) -> bool:
+    return len(left) == len(right) and all(
+        a == b or (isinstance(a, float) and isinstance(b, float) and (
+            (math.isnan(a) and math.isnan(b))
+            or math.isclose(a, b, rel_tol=RELATIVE_TOLERANCE, abs_tol=ABSOLUTE_TOLERANCE)))
+        for a, b in zip(left, right, strict=True))
 
 
 def assert_same_tables(incremental: Path, full: Path) -> None:
@@ -136,8 +141,12 @@ def assert_same_tables(incremental: Path, full: Path) -> None:
             "and table_name <> 'int_stories_changed' order by 1, 2").fetchall()
         assert {name for _schema, name in tables} >= {*INCREMENTAL_MODELS, "fct_representation_ratios"}
         for schema, table in tables:
-            assert table_rows(connection, "inc", schema, table) == table_rows(connection, "ful", schema, table), \
+            built, rebuilt = (table_rows(connection, catalog, schema, table) for catalog in ("inc", "ful"))
+            assert [exact for exact, _doubles in built] == [exact for exact, _doubles in rebuilt], \
                 f"{schema}.{table} differs between the incremental and the full build"
+            for (exact, left), (_exact, right) in zip(built, rebuilt, strict=True):
+                assert same_doubles(left, right), \
+                    f"{schema}.{table} differs between the incremental and the full build: {exact} {left} != {right}"
 
 
 def most_kept_name(db_path: Path) -> str:
