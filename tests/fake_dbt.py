@@ -1,6 +1,8 @@
 """A stand-in for the dbt executable (LFH_DBT_EXECUTABLE) for the build command's tests: it writes its pid, then
-prints dbt's JSON log events for FAKE_DBT_NODES nodes, FAKE_DBT_SLEEP seconds apart, and fails with
-FAKE_DBT_ERROR when that is set. It also records the argument lists it was called with in FAKE_DBT_CALLS."""
+prints dbt's JSON log events for FAKE_DBT_NODES nodes, FAKE_DBT_SLEEP seconds apart (once the file FAKE_DBT_HOLD
+exists, when that is set), and fails with
+FAKE_DBT_ERROR when that is set. It also records the argument lists it was called with in FAKE_DBT_CALLS,
+and the folder it was started in with its LFH_DB (started_in.json)."""
 
 from __future__ import annotations
 
@@ -24,9 +26,15 @@ def main() -> int:
     partial.replace(workdir / "dbt.pid")
     with (workdir / "calls.jsonl").open("a") as calls:
         calls.write(json.dumps(sys.argv[1:]) + "\n")
+    # where dbt was started and the warehouse its profile reads (lfh.build.runner: the folder and the bare name)
+    (workdir / "started_in.json").write_text(json.dumps({"cwd": os.getcwd(), "LFH_DB": os.environ.get("LFH_DB")}))
     nodes = int(os.environ.get("FAKE_DBT_NODES", "50"))
     pause = float(os.environ.get("FAKE_DBT_SLEEP", "0"))
     event("MainReportVersion", "Running with dbt=1.11.16")
+    hold = os.environ.get("FAKE_DBT_HOLD")  # a file: the build runs on once it exists (at most 120 s later)
+    deadline = time.monotonic() + 120
+    while hold and not Path(hold).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
     for index in range(1, nodes + 1):
         event("LogStartLine", f"{index} of {nodes} START sql table model m{index}", index=index, total=nodes)
         time.sleep(pause)

@@ -145,6 +145,15 @@ def test_a_var_added_to_dbt_project_is_known_without_code_changes(tmp_path: Path
 
 # item 5: compact progress, short failures with the next step
 
+def test_dbt_runs_in_the_warehouse_folder_with_its_bare_name(ready_warehouse: Path, fake_dbt: Path) -> None:
+    """dbt's partial parse is kept only while the profile's settings stay the same, the DuckDB path among them: with
+    the bare file name two warehouses of that name share one parse (lfh.build.runner)."""
+    result = run_lfh("build", FAKE_DBT_NODES="3")
+    assert result.returncode == 0, result.stderr
+    started = json.loads((fake_dbt / "started_in.json").read_text())
+    assert started == {"cwd": str(ready_warehouse.parent), "LFH_DB": ready_warehouse.name}
+
+
 def test_progress_is_compact(ready_warehouse: Path, fake_dbt: Path) -> None:
     result = run_lfh("build", FAKE_DBT_NODES="200")
     assert result.returncode == 0, result.stderr
@@ -197,6 +206,7 @@ def test_out_of_memory_says_how_to_raise_the_limit(ready_warehouse: Path, fake_d
 # int_stories_placed, the first model that holds every changed story's text at once.
 OUT_OF_MEMORY_STORIES = 10_000
 OUT_OF_MEMORY_TEXT_REPEATS = 320  # 33-character pieces appended to each story's text
+OUT_OF_MEMORY_MODEL = "int_stories_placed"
 
 
 def write_oversized_corpus(folder: Path) -> list[Path]:
@@ -222,7 +232,9 @@ def write_oversized_corpus(folder: Path) -> list[Path]:
 def test_a_real_build_over_its_memory_limit_stops_with_the_limit_and_how_to_raise_it(tmp_path: Path) -> None:
     """Real dbt and DuckDB, not the stand-in: a corpus known to need more than 64MiB (the lowest limit `lfh build`
     accepts) in its first story model, built with spilling turned off (LFH_MAX_SPILL=0KiB), runs out of memory
-    every time; the build must end with the one-line cause and the next step, not a traceback."""
+    every time; the build must end with the one-line cause and the next step, not a traceback. Only the model that
+    runs out (OUT_OF_MEMORY_MODEL) and what it reads are built: the rest of the project would run beside the failed
+    branch and check nothing more here."""
     from fixtures_simulate import write_test_lexicon
 
     from lfh.landing.ingest import ingest_paths
@@ -231,7 +243,8 @@ def test_a_real_build_over_its_memory_limit_stops_with_the_limit_and_how_to_rais
     write_test_lexicon(warehouse)
     results, _skipped = ingest_paths(write_oversized_corpus(tmp_path / "landing"), warehouse)
     assert [result.error for result in results] == [None, None]
-    result = subprocess.run([LFH, "build"], capture_output=True, text=True, timeout=600, check=False,
+    result = subprocess.run([LFH, "build", "--select", f"+{OUT_OF_MEMORY_MODEL}"], capture_output=True, text=True,
+                            timeout=600, check=False,
                             env={**os.environ, "LFH_DB": str(warehouse), "LFH_MEMORY_LIMIT": "64MiB",
                                  "LFH_MAX_SPILL": "0KiB"})
     assert result.returncode != 0, ("the oversized corpus built under 64MiB without spilling: it no longer runs out "
@@ -249,16 +262,31 @@ def test_unreadable_memory_limit_is_refused(ready_warehouse: Path, fake_dbt: Pat
 
 @pytest.mark.slow  # real dbt
 def test_dbt_gets_the_memory_limit_and_a_spill_folder_beside_the_warehouse(ready_warehouse: Path) -> None:
-    """The real profile: DuckDB's settings inside dbt are the limit and <warehouse>.tmp."""
-    from lfh.build.dbt import run_dbt
+    """The real profile: DuckDB's settings inside dbt are the limit and <warehouse>.tmp. dbt runs in the warehouse's
+    folder with its bare name (lfh.build.runner), so the spill folder is relative to that folder: `here` counts the
+    files of the warehouse's name in the folder a relative path starts from, which must be the warehouse's."""
+    import re
 
-    query = "select current_setting('memory_limit') as memory, current_setting('temp_directory') as spill"
-    os.environ["LFH_MEMORY_LIMIT"] = "1536MiB"
-    try:
-        result = run_dbt(["show", "--inline", query, "--output", "json"], ready_warehouse, capture=True)
-    finally:
-        del os.environ["LFH_MEMORY_LIMIT"]
-    assert "1.5 GiB" in result.stdout and f"{ready_warehouse}.tmp" in result.stdout, result.stdout[-2000:]
+    from lfh.build.dbt import run_dbt
+    from lfh.build.memory import memory_limit
+
+    # lfh's limit as it stands (the computed default unless LFH_MEMORY_LIMIT is set: the profile the run's other
+    # builds use, whose project parse dbt then reuses), as DuckDB shows it, and DuckDB's own default for contrast
+    with duckdb.connect(config={"memory_limit": memory_limit()}) as connection:
+        expected = connection.execute("select current_setting('memory_limit')").fetchone()[0]
+    with duckdb.connect() as connection:
+        assert connection.execute("select current_setting('memory_limit')").fetchone()[0] != expected
+    query = ("select current_setting('memory_limit') as memory, current_setting('temp_directory') as spill, "
+             f"(select count(*) from glob('{ready_warehouse.name}')) as here")
+    result = run_dbt(["show", "--inline", query, "--output", "json"], ready_warehouse, capture=True)
+    shown = re.search(r'\{\s*"show".*\}', result.stdout, flags=re.DOTALL)
+    assert shown, result.stdout[-2000:]
+    row = json.loads(shown.group(0))["show"][0]
+    assert row["memory"] == expected, row
+    if Path(row["spill"]).is_absolute():
+        assert row["spill"] == f"{ready_warehouse}.tmp", row
+    else:
+        assert row["spill"] == f"{ready_warehouse.name}.tmp" and row["here"] == 1, row
 
 
 
@@ -312,21 +340,34 @@ def test_writers_wait_for_a_running_build(ready_warehouse: Path, fake_dbt: Path,
 @pytest.mark.slow
 def test_readers_wait_for_a_running_build_then_read(ready_warehouse: Path, fake_dbt: Path, tmp_path: Path) -> None:
     """Issue 23: a reader (report, audit-sample, publish) opening the file between two of dbt's connections made the
-    build fail; now it waits, says so, and opens the warehouse only once the build is over."""
-    build = start_build(FAKE_DBT_NODES="300", FAKE_DBT_SLEEP="0.05")
+    build fail; now it waits, says so, and opens the warehouse only once the build is over. The build is held
+    (FAKE_DBT_HOLD) until every reader has said it waits, so the test does not depend on how fast readers start."""
+    release = tmp_path / "release"
+    build = start_build(FAKE_DBT_NODES="30", FAKE_DBT_SLEEP="0.05", FAKE_DBT_HOLD=str(release))
     try:
         assert wait_for(lambda: (fake_dbt / "dbt.pid").exists())
         readers = [subprocess.Popen([LFH, *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                    for command in (["report", "--wait", "60", "--out", str(tmp_path / "report")],
                                    ["audit-sample", "--n", "5", "--out", str(tmp_path / "sample.xlsx")],
                                    ["publish", "--to", str(tmp_path / "pub")])]
+        said: list[str] = []
+        for reader in readers:  # each says it waits (or ends: then the assertions below say what it said)
+            assert reader.stderr is not None
+            lines = [reader.stderr.readline()]
+            while lines[-1] and "waiting for pid" not in lines[-1]:
+                lines.append(reader.stderr.readline())
+            said.append("".join(lines))
+            assert build.poll() is None, "the build ended before every reader asked for the warehouse"
+        release.touch()
         outputs = []
-        for reader in readers:
+        for reader, before in zip(readers, said, strict=True):
             _out, err = reader.communicate(timeout=120)
-            outputs.append(err)
+            outputs.append(before + err)
             assert build.poll() is not None, "a reader went on while the build ran"
+        build.wait(timeout=60)
         assert build.returncode == 0, build.stderr.read() if build.stderr else ""
     finally:
+        release.touch()
         build.kill()
         build.wait()
     for err in outputs:

@@ -2,6 +2,13 @@
 warehouse lock and the memory limit, its progress shown compactly and its failure reduced to the cause.
 
 dbt writes its JSON events to our pipe (`--log-format json`) and its full text log to logs/dbt.log as usual.
+
+On DuckDB, dbt runs in the warehouse's folder and the profile gets the file's bare name (LFH_DB=lfh.duckdb; the
+spill folder lfh.duckdb.tmp beside it follows). dbt reparses the whole project (about 4.5 s of CPU) whenever the
+profile's connection settings differ from the last parse's in the same target/ folder, and those include the DuckDB
+path: with an absolute path every new warehouse (another LFH_DB, each test's own file) paid a full parse; with the
+bare name two warehouses of the same file name share the parse. Nothing in the project reads a file by a relative
+path, and relative DBT_LOG_PATH / DBT_TARGET_PATH stay relative to the project, as before.
 """
 
 from __future__ import annotations
@@ -155,6 +162,13 @@ def run_dbt_process(arguments: list[str], db_path: Path | None = None, dbt_vars:
         command += ["--vars", json.dumps(dbt_vars)]
     environment = {**os.environ, DB_ENV_VAR: str(target_db), MEMORY_ENV_VAR: memory_limit(),
                    "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    folder = root
+    if target == "duckdb":  # the warehouse's folder and the file's bare name: see the module's docstring
+        folder = target_db.parent
+        environment[DB_ENV_VAR] = target_db.name
+        log_path = environment.get("DBT_LOG_PATH")
+        if log_path and not Path(log_path).is_absolute():  # dbt reads it from its working folder
+            environment["DBT_LOG_PATH"] = str(root / log_path)
     locked = target_db
     if target == "spark":
         locked = spark_dir()
@@ -165,7 +179,7 @@ def run_dbt_process(arguments: list[str], db_path: Path | None = None, dbt_vars:
     progress = Progress(echo, label)
     progress.start()
     with warehouse_lock(locked, f"run dbt {arguments[0] if arguments else ''}".strip()) as held:
-        process = subprocess.Popen(command, cwd=root, env=environment, stdout=subprocess.PIPE,
+        process = subprocess.Popen(command, cwd=folder, env=environment, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, start_new_session=True,
                                    preexec_fn=_die_with_parent, pass_fds=(held.fd,) if held.fd is not None else ())
         try:
