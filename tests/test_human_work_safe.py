@@ -33,7 +33,9 @@ from lfh.simulate.run import run_simulation
 
 pytestmark = pytest.mark.slow
 LFH = str(Path(sys.executable).parent / "lfh")
-AGREEMENT = ["+fct_labeler_agreement", "+fct_labeler_confusion", "+fct_labeler_class_metrics"]
+# what hand labels change, up to the agreement marts: rebuilt on the built warehouse's copy after the ingests
+AGREEMENT = [f"source:raw.hand_labels+,+{mart}"
+             for mart in ("fct_labeler_agreement", "fct_labeler_confusion", "fct_labeler_class_metrics")]
 
 
 def _reader_loop(command: list[str], environment: dict, stop: threading.Event, results: list) -> None:
@@ -99,7 +101,8 @@ def test_readers_in_a_loop_never_break_a_real_build(built: dict) -> None:
 
 def test_an_inverted_interval_fails_the_build(built: dict, tmp_path: Path) -> None:
     """valid_interval can fail: the issue's lambda = 2 output (share 1.0, lower 1.839, upper 1.0) planted in a copy."""
-    copy = tmp_path / "copy.duckdb"
+    copy = tmp_path / "copy" / "lfh.duckdb"  # the build's file name: dbt reuses its parse (lfh.build.runner)
+    copy.parent.mkdir()
     shutil.copy(built["db"], copy)
     selection = ["--select", "fct_representation_ratios,test_name:valid_interval"]
     run_dbt(["test", *selection], db_path=copy, capture=True)  # passes as built
@@ -163,7 +166,8 @@ def _pick(frame: pl.DataFrame) -> dict[str, int]:
 
 
 def test_hand_labels_are_understood_or_rejected_and_the_latest_wins(built: dict, tmp_path: Path) -> None:
-    db = tmp_path / "labels.duckdb"
+    db = tmp_path / "labels" / "lfh.duckdb"
+    db.parent.mkdir()
     shutil.copy(built["db"], db)
     env = {"LFH_DB": str(db)}
     sample = tmp_path / "sample.xlsx"
