@@ -100,6 +100,18 @@ def build_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
     return folder
 
 
+def reuse_parse(target: Path) -> None:
+    """Give a build with a target folder of its own (DBT_TARGET_PATH) the project parse of the worker's target folder
+    (its partial_parse.msgpack). dbt uses a parse only while the project's files, the vars and the profile (the
+    warehouse's file name among them: lfh.build.runner) are those it was made with, and parses in full otherwise, so
+    this saves the ~4.5 s of CPU of a full parse when it matches and costs nothing when it does not."""
+    worker_target = Path(os.environ.get("DBT_TARGET_PATH") or project_root() / "target")
+    parse = worker_target / "partial_parse.msgpack"
+    if parse.is_file() and worker_target.resolve() != target.resolve():
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(parse, target / parse.name)
+
+
 MEASURES_CORPUS = Path(__file__).parent / "fixtures" / "measures"
 
 
@@ -111,6 +123,7 @@ def measures_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from lfh.cli import main
 
     def build(folder: Path) -> None:
+        reuse_parse(folder / "target")
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("LFH_DB", str(folder / "lfh.duckdb"))
             patch.setenv("DBT_TARGET_PATH", str(folder / "target"))

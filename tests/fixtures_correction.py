@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import build_once
+from conftest import build_once, reuse_parse
 
 from lfh.build.correction_check import CHECK_SELECTION, compiled_correction_sql
 from lfh.build.dbt import run_dbt
@@ -28,6 +28,7 @@ def correction_queries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, st
     serves the validation under both rules and the simulation."""
 
     def compile_queries(folder: Path) -> None:
+        reuse_parse(folder / "target")  # default vars and the usual file name: the worker's parse serves
         queries = compiled_correction_sql(folder / "lfh.duckdb", folder / "target")
         (folder / QUERIES_FILE).write_text(json.dumps(queries), encoding="utf-8")
 
