@@ -1,8 +1,7 @@
 """A stand-in for the dbt executable (LFH_DBT_EXECUTABLE) for the build command's tests: it writes its pid, then
 prints dbt's JSON log events for FAKE_DBT_NODES nodes, FAKE_DBT_SLEEP seconds apart (once the file FAKE_DBT_HOLD
-exists, when that is set), and fails with
-FAKE_DBT_ERROR when that is set. It also records the argument lists it was called with in FAKE_DBT_CALLS,
-and the folder it was started in with its LFH_DB (started_in.json)."""
+exists, when that is set), and fails with FAKE_DBT_ERROR when that is set. It also records the argument lists it
+was called with in FAKE_DBT_CALLS, and the folder it was started in with its LFH_DB (started_in.json)."""
 
 from __future__ import annotations
 
