@@ -18,10 +18,11 @@ stood-in macro's block replaced): the models' own text is rendered and judged as
 that keeps what their text can be judged by (it starts with `select` and reads the relation passed in). What
 sqlfluff does report inside an expansion is kept too: a parse error (PRS), which is reported wherever it falls; the
 real expansion, dbt's compiled SQL of every model whose macros include a stood-in one, is parsed with sqlfluff (the
-same dialect and parser settings), which costs a fraction of linting it. The rules that judge templated regions
-(targets_templated: LT02 and LT05, excluded in .sqlfluff; LT12/LT13, the file's end and start; JJ01, the source's
-Jinja tags; CV10, off for DuckDB) see the same source and file ends. tests/test_sqlfluff_changed.py plants
-violations in a copy of a correction model and its macros and checks that what sqlfluff reported before is reported.
+same dialect and parser settings): about 48 s of CPU per model, against 110-200 s to parse and lint it. The
+rules that judge templated regions (targets_templated: LT02 and LT05, excluded in .sqlfluff; LT12/LT13, the file's
+end and start; JJ01, the source's Jinja tags; CV10, off for DuckDB) see the same source and file ends.
+tests/test_sqlfluff_changed.py plants violations in a copy of a correction model and its macros and checks that
+what sqlfluff reported before is reported.
 
 Usage: python tests/sqlfluff_changed.py [--all] [models/...sql ...]  (LFH_DB names a scratch DuckDB file for the dbt
 templater, never the warehouse; the Makefile sets it). --all lints every model (`make test`) and fills the cache with

@@ -177,8 +177,8 @@ CORRECTION_MODEL = "models/intermediate/correction/int_gender_shares_corrected.s
 def test_a_correction_model_reports_what_the_full_lint_reported(tmp_path: Path) -> None:
     """A copy of the project with violations planted: (a) an upper-case keyword in the model's own text, reported
     by the full lint (line 13, CP01); (b) one in the stood-in macro's expansion, which the full lint did not report
-    (a templated region); (c) a parse error in that expansion, which it did (PRS at the macro call). Measured on
-    sqlfluff 4.4.0 with the full lint of the real expansion (docs/TESTING.md, "sqlfluff")."""
+    (a templated region); (c) a parse error in that expansion, which it did (PRS at the macro call). What the full
+    lint reported was measured on sqlfluff 4.4.0 by linting such copies the old way (/work/team/notes/lint22.md)."""
     project = tmp_path / "project"
     project.mkdir()
     for name in ("models", "macros", "seeds", "tests/dbt", cache.STAND_INS):
