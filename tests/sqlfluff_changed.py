@@ -1,16 +1,33 @@
-"""sqlfluff for the developer's loop (`make check`): lint only the models whose lint result could have changed since
-they last passed. `make test` and `make sqllint` still lint every model.
+"""sqlfluff over the models, for `make check` (only the models whose lint result could have changed since they last
+passed), `make test` and `make sqllint` (--all: every model).
 
 What decides a model's lint result is the SQL sqlfluff's dbt templater gives it (dbt's compiled SQL), its source
-text, the sqlfluff configuration and the tools' versions; each model's key is a hash of exactly those, its
-compiled SQL taken from one `dbt compile` of the models (a few seconds, against minutes for sqlfluff's own compile
-and parse of every model: the correction models compile to about 100 KB each). A model whose key is in the cache
-passed with that very input, so linting it again would give the same answer; the others are linted, and the ones
-that pass join the cache (target/sqlfluff-passed.json). Delete that file, or run `make sqllint`, to lint all.
+text, the sqlfluff configuration (with the stand-ins below and this script) and the tools' versions; each model's key
+is a hash of exactly those, its compiled SQL taken from one `dbt compile` of the models (a few seconds). A model whose
+key is in the cache passed with that very input, so linting it again would give the same answer; the others are
+linted, and the ones that pass join the cache (target/sqlfluff-passed.json). Delete that file, or use --all, to lint
+all.
 
-Usage: python tests/sqlfluff_changed.py [--all]  (LFH_DB names a scratch DuckDB file for the dbt templater, never
-the warehouse; the Makefile sets it). --all lints every model (`make test`) and fills the cache with those that
-passed. Exit status: sqlfluff's, 0 when nothing needs linting.
+Stand-ins (tests/sqlfluff_stand_ins/<macro>.sql, one lint-only macro each). A few macros expand to about 100 KB of
+SQL in the model that calls them (ppi_corrected_shares: the three correction models). That expansion is one templated
+region of the model, and sqlfluff reports no style violation in a templated region (ignore_templated_areas, on by
+default): a model is judged by its own text. Parsing and linting the expansion only to discard what it finds cost
+about 110 s of CPU and 5 GB per model. So the models are linted in a copy of this dbt project whose macros are the
+same except for the stood-in ones (target/sqlfluff-lint: models, seeds and configuration linked, macros copied, the
+stood-in macro's block replaced): the models' own text is rendered and judged as before, against a small expansion
+that keeps what their text can be judged by (it starts with `select` and reads the relation passed in). What
+sqlfluff does report inside an expansion is kept too: a parse error (PRS), which is reported wherever it falls; the
+real expansion, dbt's compiled SQL of every model whose macros include a stood-in one, is parsed with sqlfluff (the
+same dialect and parser settings): about 48 s of CPU per model, against 110-200 s to parse and lint it. The
+rules that judge templated regions (targets_templated: LT02 and LT05, excluded in .sqlfluff; LT12/LT13, the file's
+end and start; JJ01, the source's Jinja tags; CV10, off for DuckDB) see the same source and file ends.
+tests/test_sqlfluff_changed.py plants violations in a copy of a correction model and its macros and checks that
+what sqlfluff reported before is reported.
+
+Usage: python tests/sqlfluff_changed.py [--all] [models/...sql ...]  (LFH_DB names a scratch DuckDB file for the dbt
+templater, never the warehouse; the Makefile sets it). --all lints every model (`make test`) and fills the cache with
+those that passed; model paths given lint those, whatever the cache says. Exit status: 0 when every linted model
+passed (or nothing needed linting), else sqlfluff's status (1 when a parse check alone failed).
 """
 
 from __future__ import annotations
@@ -18,26 +35,42 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "target" / "sqlfluff-passed.json"
 COMPILE_TARGET = "target/sqlfluff-compile"  # under the project root
+LINT_PROJECT = "target/sqlfluff-lint"  # the copy of the dbt project with the stand-ins, under the project root
+STAND_INS = "tests/sqlfluff_stand_ins"
 # what else decides a lint result besides a model's own SQL: sqlfluff's configuration and the tools' versions
 CONFIG_FILES = (".sqlfluff", ".sqlfluffignore")
 TOOLS = ("sqlfluff", "sqlfluff-templater-dbt", "dbt-core", "dbt-duckdb")
 PROJECT_NAME_FALLBACK = "laissez_faire"
+# dbt_project.yml's folders that the lint project links (macro-paths are copied, with the stand-ins)
+LINKED_PATH_KEYS = ("model-paths", "seed-paths", "test-paths", "analysis-paths", "snapshot-paths", "docs-paths")
+
+
+def stand_in_files(root: Path) -> list[Path]:
+    folder = root / STAND_INS
+    return sorted(folder.glob("*.sql")) if folder.is_dir() else []
 
 
 def shared_key(root: Path) -> str:
-    """The hash of everything every model's lint result depends on besides its own SQL."""
+    """The hash of everything every model's lint result depends on besides its own SQL: the sqlfluff configuration,
+    the stand-ins, this script (how a model is linted) and the tools' versions."""
     digest = hashlib.sha256()
     for name in CONFIG_FILES:
         path = root / name
         digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
+    for path in stand_in_files(root):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(Path(__file__).read_bytes() + b"\0")
     for tool in TOOLS:
         try:
             digest.update(f"{tool}=={version(tool)}\0".encode())
@@ -63,7 +96,7 @@ def _project_name(root: Path) -> str:
 
 def compile_models(root: Path) -> Path:
     """dbt compile of every model into COMPILE_TARGET (a target folder of its own, so dbt's partial parsing makes
-    the next run cheap); returns the folder holding the compiled models."""
+    the next run cheap); returns the folder holding the compiled models (the manifest is two levels up)."""
     binary = Path(sys.executable).parent / "dbt"
     command = [str(binary), "compile", "--select", "resource_type:model", "--project-dir", str(root),
                "--profiles-dir", str(root), "--target-path", str(root / COMPILE_TARGET), "--quiet"]
@@ -96,42 +129,189 @@ def read_cache(path: Path) -> dict[str, str]:
         return {}
 
 
-def lint(files: list[str], root: Path) -> tuple[int, set[str]]:
-    """sqlfluff lint of the files, each violation printed as path:line:column: code description; returns sqlfluff's
-    exit status and the files that passed."""
+def macro_block(name: str) -> re.Pattern[str]:
+    """A `{% macro name(...) %} ... {% endmacro %}` block, whitespace control included."""
+    return re.compile(r"\{%-?\s*macro\s+" + re.escape(name) + r"\s*\(.*?\{%-?\s*endmacro\s*-?%\}", re.DOTALL)
+
+
+def stand_ins(root: Path) -> dict[str, str]:
+    """Each stood-in macro's name and its lint-only block (the file's one macro, named as the file)."""
+    blocks = {}
+    for path in stand_in_files(root):
+        text = path.read_text(encoding="utf-8")
+        found = macro_block(path.stem).findall(text)
+        if len(found) != 1 or len(re.findall(r"\{%-?\s*macro\s", text)) != 1:
+            raise SystemExit(f"{path}: a stand-in file defines exactly one macro, named as the file ({path.stem})")
+        blocks[path.stem] = found[0]
+    return blocks
+
+
+def _project_paths(root: Path) -> dict[str, list[str]]:
+    import yaml  # dbt's own dependency
+
+    project = yaml.safe_load((root / "dbt_project.yml").read_text(encoding="utf-8"))
+    defaults = {"model-paths": ["models"], "seed-paths": ["seeds"], "test-paths": ["tests"],
+                "analysis-paths": ["analyses"], "snapshot-paths": ["snapshots"], "macro-paths": ["macros"]}
+    return {key: list(project.get(key) or defaults.get(key, [])) for key in (*LINKED_PATH_KEYS, "macro-paths")}
+
+
+def build_lint_project(root: Path, blocks: dict[str, str]) -> Path:
+    """target/sqlfluff-lint: dbt_project.yml, profiles.yml and the project's folders linked, its macro folders copied
+    with each stood-in macro's block replaced by its stand-in (each must be defined exactly once). Rebuilt every run;
+    dbt's own target and logs of the lint project live inside it."""
+    lint_root = root / LINT_PROJECT
+    shutil.rmtree(lint_root, ignore_errors=True)
+    lint_root.mkdir(parents=True)
+    for name in ("dbt_project.yml", "profiles.yml", "packages.yml", "dependencies.yml", ".dbtignore"):
+        if (root / name).exists():
+            (lint_root / name).symlink_to(root / name)
+    paths = _project_paths(root)
+    for key in LINKED_PATH_KEYS:
+        for folder in paths[key]:
+            top = folder.split("/")[0]
+            if (root / top).exists() and not (lint_root / top).exists():
+                (lint_root / top).symlink_to(root / top)
+    replaced = dict.fromkeys(blocks, 0)
+    for folder in paths["macro-paths"]:
+        if not (root / folder).is_dir():
+            continue
+        shutil.copytree(root / folder, lint_root / folder)
+        for path in sorted((lint_root / folder).rglob("*.sql")):
+            text = path.read_text(encoding="utf-8")
+            new = text
+            for name, block in blocks.items():
+                new, count = macro_block(name).subn(lambda _match, block=block: block, new)
+                replaced[name] += count
+            if new != text:
+                path.write_text(new, encoding="utf-8")
+    wrong = {name: count for name, count in replaced.items() if count != 1}
+    if wrong:
+        raise SystemExit(f"{STAND_INS}: each stand-in replaces exactly one macro of the project's macro folders; "
+                         f"found {wrong} definitions (a renamed or removed macro? remove or rename its stand-in)")
+    # the dbt templater's project: this copy (paths in a sqlfluff config are relative to the file)
+    (lint_root / "sqlfluff-project.cfg").write_text(
+        "[sqlfluff:templater:dbt]\nproject_dir = ./\nprofiles_dir = ./\n", encoding="utf-8")
+    return lint_root
+
+
+def stood_in_models(manifest_path: Path, names: set[str]) -> set[str]:
+    """The models (paths relative to the project root) whose rendering calls a stood-in macro, directly or through
+    other macros, from dbt's manifest (depends_on.macros of models and macros)."""
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"{manifest_path}: dbt's manifest of the compile cannot be read ({error})") from error
+    project = manifest["metadata"]["project_name"]
+    calls = {unique_id: set(macro["depends_on"]["macros"]) for unique_id, macro in manifest["macros"].items()}
+    reaching = {f"macro.{project}.{name}" for name in names}
+    while more := {unique_id for unique_id, called in calls.items() if called & reaching} - reaching:
+        reaching |= more  # every macro that calls one of them, transitively
+    return {node["original_file_path"] for node in manifest["nodes"].values()
+            if node["resource_type"] == "model" and set(node["depends_on"]["macros"]) & reaching}
+
+
+def parse_compiled(models: list[str], compiled_root: Path, root: Path) -> tuple[dict[str, list[str]], set[str]]:
+    """sqlfluff's parse of dbt's compiled SQL of each model (the real expansion of its stood-in macros): its lexing
+    and parse errors, as path:line:column: code description (positions in the compiled SQL), and the models that
+    parsed clean."""
+    from sqlfluff.core import FluffConfig, Linter
+
+    config = FluffConfig.from_path(str(root), overrides={"templater": "raw"})
+    linter = Linter(config=config)
+    errors: dict[str, list[str]] = {}
+    clean = set()
+    for model in models:
+        compiled = compiled_root / Path(model).relative_to("models")
+        if not compiled.is_file():
+            errors[model] = [f"{model}: dbt compiled no SQL for it, so its expansion cannot be parsed"]
+            continue
+        parsed = linter.parse_string(compiled.read_text(encoding="utf-8"), fname=str(compiled))
+        found = [f"{model}:{error.line_no}:{error.line_pos}: {error.rule_code()} {error.desc()} (in dbt's compiled "
+                 f"SQL, {compiled.relative_to(root)})" for error in parsed.violations]
+        if found:
+            errors[model] = found
+        else:
+            clean.add(model)
+    return errors, clean
+
+
+def lint(files: list[str], root: Path, lint_root: Path | None = None,
+         meanwhile: Callable[[], None] | None = None) -> tuple[int, set[str]]:
+    """sqlfluff lint of the files in the lint project (lint_root; the project itself when None), each violation
+    printed as path:line:column: code description; returns sqlfluff's exit status and the files that passed.
+    meanwhile() runs while sqlfluff does."""
     report = root / "target" / "sqlfluff-changed.json"
     report.unlink(missing_ok=True)
     binary = Path(sys.executable).parent / "sqlfluff"
     environment = {**os.environ}
     environment.setdefault("LFH_DB", str(root / "target" / "sqlfluff.duckdb"))
-    status = subprocess.run([str(binary), "lint", "--format", "json", "--write-output", str(report), *files],
-                            cwd=root, env=environment, check=False).returncode
+    command = [str(binary), "lint", "--format", "json", "--write-output", str(report)]
+    if lint_root is not None:
+        command += ["--config", str(lint_root / "sqlfluff-project.cfg")]
+        command += [str((lint_root / path).relative_to(root)) for path in files]
+    else:
+        command += files
+    process = subprocess.Popen(command, cwd=root, env=environment)
+    try:
+        if meanwhile is not None:
+            meanwhile()
+    finally:
+        status = process.wait()
     try:
         results = json.loads(report.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return status or 1, set()
+    passed = set()
     for item in results:  # the JSON report replaces sqlfluff's own human one: print it the same way
+        # the lint project links the models folder: the real path is the link's target
+        path = str((root / item["filepath"]).resolve().relative_to(root))
         for violation in item["violations"]:
-            print(f"{item['filepath']}:{violation.get('start_line_no')}:{violation.get('start_line_pos')}: "
+            print(f"{path}:{violation.get('start_line_no')}:{violation.get('start_line_pos')}: "
                   f"{violation.get('code')} {violation.get('description')}")
-    passed = {str(Path(item["filepath"]).resolve().relative_to(root)) for item in results if not item["violations"]}
+        if not item["violations"]:
+            passed.add(path)
     return status, passed & set(files)
 
 
 def main(arguments: list[str]) -> int:
     root, cache_file = ROOT, CACHE
-    keys = model_keys(root)
-    cache = {} if "--all" in arguments else read_cache(cache_file)
-    stale = [path for path, key in keys.items() if cache.get(path) != key]
+    compiled_root = compile_models(root)
+    keys = model_keys(root, compiled_root)
+    chosen = [argument for argument in arguments if not argument.startswith("--")]
+    unknown = sorted(set(chosen) - set(keys))
+    if unknown:
+        raise SystemExit(f"not a model file: {', '.join(unknown)}")
+    cache = {} if "--all" in arguments or chosen else read_cache(cache_file)
+    stale = [path for path, key in keys.items() if cache.get(path) != key and (not chosen or path in chosen)]
     if not stale:
         print(f"sqlfluff: all {len(keys)} models unchanged since they last passed ({cache_file.name})")
         return 0
     print(f"sqlfluff: linting {len(stale)} of {len(keys)} models (the rest unchanged since they last passed)")
-    status, passed = lint(stale, root)
+    blocks = stand_ins(root)
+    lint_root = build_lint_project(root, blocks) if blocks else None
+    expanded = stood_in_models(root / COMPILE_TARGET / "manifest.json", set(blocks)) if blocks else set()
+    to_parse = [path for path in stale if path in expanded]
+    parse_errors: dict[str, list[str]] = {}
+    parsed_clean: set[str] = set()
+
+    def parse() -> None:  # beside sqlfluff's lint
+        parse_errors.update(parse_compiled(to_parse, compiled_root, root)[0])
+        parsed_clean.update(set(to_parse) - set(parse_errors))
+
+    status, passed = lint(stale, root, lint_root, meanwhile=parse if to_parse else None)
+    for found in parse_errors.values():
+        for line in found:
+            print(line)
+    passed -= set(parse_errors)
+    if parse_errors and status == 0:
+        status = 1
     kept = {path: key for path, key in cache.items() if keys.get(path) == key}
     kept.update({path: keys[path] for path in passed})
     cache_file.parent.mkdir(parents=True, exist_ok=True)
     cache_file.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if to_parse:
+        print(f"sqlfluff: {len(parsed_clean)} of {len(to_parse)} stood-in expansions parsed clean "
+              f"({', '.join(sorted(set(blocks)))}: see {STAND_INS})")
     print(f"sqlfluff: {len(passed)} of the {len(stale)} linted models passed")
     return status
 
