@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
+from lfh.audit.allocation import allocate
 from lfh.audit.plan import (
     AuditPlanError,
     Plan,
@@ -26,6 +27,7 @@ from lfh.audit.plan import (
     mask_units,
     plan_allocation,
     read_units,
+    stratum_floors,
 )
 from lfh.audit.sample import LAYOUT, draw_audit_sample
 from lfh.cli import main
@@ -163,6 +165,31 @@ def test_plan_reads_the_warehouse_and_masks(tmp_path: Path) -> None:
     masked = build_plan(masked_units, masked_stories, SETTINGS)
     assert masked.pilot_units == 2 and masked.strata[("M1", "learning", "power_neutral")].hand_labeled == 2
     assert isinstance(masked_stories, pl.DataFrame)
+
+
+def test_machine_label_strata_and_their_floors(tmp_path: Path) -> None:
+    """Strata split by the story's machine-label class (docs/CORRECTION.md, "Strata on the machine labels"): M1's two
+    stories whose subject the labeler leaves unspecified (index 0 and 6) form the uncertain stratum; the floors give
+    every stratum min_labeled hand-labeled stories in all (never more than it holds), besides min_per_stratum more."""
+    db_path = tmp_path / "lfh.duckdb"
+    _warehouse(db_path)
+    with duckdb.connect(str(db_path), read_only=True) as connection:
+        units, stories = read_units(connection, "machine_label_class")
+        with pytest.raises(AuditPlanError, match="unknown strata"):
+            read_units(connection, "model")
+    plan = build_plan(units, stories, SETTINGS)
+    assert plan.strata == {("M1", "learning", "power_neutral", "uncertain"): StratumStories(2, 2, 0),
+                           ("M1", "learning", "power_neutral", "gendered"): StratumStories(38, 8, 30),
+                           ("M2", "learning", "power_neutral", "gendered"): StratumStories(40, 0, 40)}
+    room = {stratum: info.candidates for stratum, info in plan.strata.items()}
+    floors = stratum_floors(room, plan.labeled_now(), min_per_stratum=0, min_labeled=2)
+    assert floors == {("M1", "learning", "power_neutral", "uncertain"): 0,
+                      ("M1", "learning", "power_neutral", "gendered"): 0,
+                      ("M2", "learning", "power_neutral", "gendered"): 2}
+    assert stratum_floors({("a",): 1}, {}, 3, 2) == {("a",): 1}
+    assert allocate({("a",): 10, ("b",): 10}, 6, 0, {("a",): 0, ("b",): 5}) == {("a",): 1, ("b",): 5}
+    extra = plan_allocation(plan, families=("gender",), budget=10, min_per_stratum=0, min_labeled=2, step=1)
+    assert extra[("M2", "learning", "power_neutral", "gendered")] >= 2 and sum(extra.values()) == 10
 
 
 def test_audit_plan_command(tmp_path: Path) -> None:
