@@ -117,8 +117,10 @@ def linearised(moments: Moments, share: float) -> float:
 
 @dataclass
 class StratumPart:
-    """The units of one cell inside one stratum. Moments are population moments (divisor: the units they come from),
-    as the marts compute them; d = y - lam f."""
+    """The units of one cell inside one stratum; d = y - lam f. `machine`: population moments of the unlabeled units
+    (as the marts compute them; thousands of units). The hand-labeled units' moments (residual, residual_machine,
+    labeled_machine) are the stratum's (co)variances, unbiased (the pilot's made so by _unbiased, then shrunk):
+    _residual_factor turns them into what the marts compute at a given count."""
 
     stratum: Stratum
     units: int                # T_h
@@ -221,6 +223,25 @@ def _sample_factor(count: float, stratified: bool) -> float:
     return count / (count - 1) if count > 2 else 2.0
 
 
+def _residual_factor(count: float, stratified: bool) -> float:
+    """The marts' residual (co)variance at `count` hand-labeled units of a stratum, per unit of the stratum's variance
+    sigma^2, which the plan keeps (the pilot's moments made unbiased, _unbiased): over several strata the marts use
+    sample moments (expectation sigma^2), in one stratum population ones ((count - 1) / count sigma^2). Below 2 units
+    the plan counts sigma^2 (conservative; the marts give no variance)."""
+    if stratified or count < 2:
+        return 1.0
+    return (count - 1) / count
+
+
+def _unbiased(moments: Moments, count: float) -> Moments:
+    """Population moments of `count` units made unbiased for the stratum's (co)variances (divisor count - 1): the
+    pilot's few units per stratum (3 to 6 at 100 stories over 30 strata) understate them by (count - 1) / count,
+    and the plan forecasts the marts' variance at other counts from them (_residual_factor)."""
+    if count <= 1:
+        return moments
+    return tuple(value * count / (count - 1) for value in moments)  # type: ignore[return-value]
+
+
 def machine_term(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings,
                  share: float | None = None) -> tuple[float, float]:
     """(the f-term's variance of the linearised share, unscaled by b^2; the cell's hand-labeled units): lam^2
@@ -271,7 +292,7 @@ def rectifier_term(parts: Sequence[StratumPart], labeled_stories: dict[Stratum, 
             variance = residual + 2 * shift * cross + shift * shift * machine
         else:
             variance = part.labeled_variance(share, scale, settings.lam)
-        term += weight * weight * variance * _sample_factor(n, stratified) / n
+        term += weight * weight * variance * _residual_factor(n, stratified) / n
     return term, sum(n for _, n in labeled)
 
 
@@ -357,7 +378,12 @@ def composite_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], se
             pilot_count, _, pilot_sigma2, pilot_ssb, pilot_n0 = pilot_spread
             if pilot_sigma2 is not None and pilot_n0 > 0:
                 tau2_dl = max(0.0, (pilot_ssb - (pilot_count - 1) * pilot_sigma2) / pilot_n0)
-                ssb = pilot_ssb + (n0 - pilot_n0) * tau2_dl
+                if abs(n0 - pilot_n0) > 1e-9 or abs(total - pilot_spread[1]) > 1e-9:
+                    # at other labels than the pilot's: the expected SSB, (K - 1) sigma2 + n0 tau2 (DerSimonian-Laird),
+                    # not the pilot's realised noise part (below its expectation whenever tau2_dl is truncated at 0)
+                    ssb = (count - 1) * sigma2 + n0 * tau2_dl
+                else:
+                    ssb = pilot_ssb
         tau2 = max(0.0, (count - 1) * (ssb / chi_square_lower_quantile(count - 1, settings.tau2_z) - sigma2) / n0)
     sum_w2 = sum(n * n for n, _, _ in planned) / total ** 2 if total > 0 else 0.0
     if own_n <= 0 or sigma2 is None or sigma2 + own_n * tau2 <= 0:
@@ -553,6 +579,8 @@ def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, gr
         pilot_n, pilot_residual = _joint((residual(j, i), residual(j, i), count) for i, j, count in pilot)
         _, pilot_cross = _joint((residual(j, i), indicators(i), count) for i, j, count in pilot)
         _, pilot_machine = _joint((indicators(i), indicators(i), count) for i, _, count in pilot)
+        pilot_residual, pilot_cross, pilot_machine = (
+            _unbiased(moments, pilot_n) for moments in (pilot_residual, pilot_cross, pilot_machine))
         k = settings.prior_units
         implied_mean = _mean((d, count) for d, _, count in implied)
         pilot_mean = _mean((residual(j, i), count) for i, j, count in pilot)
