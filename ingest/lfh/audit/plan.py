@@ -211,7 +211,7 @@ def _labeled_units(part: StratumPart, labeled_stories: dict[Stratum, float]) -> 
 def _is_stratified(parts: Sequence[StratumPart]) -> bool:
     """Whether the marts use the stratified sums (sample moments) for these parts: over several strata, and always
     under machine-label strata (the cell's strata keys are then never empty)."""
-    return len(parts) > 1 or any(len(part.stratum) > 3 for part in parts)
+    return len(parts) > 1 or (len(parts) == 1 and len(parts[0].stratum) > 3)
 
 
 def _sample_factor(count: float, stratified: bool) -> float:
