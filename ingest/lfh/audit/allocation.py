@@ -10,13 +10,15 @@ class AuditSampleError(RuntimeError):
     """The warehouse cannot give the requested sample (no marts, no candidates, n too small for the strata)."""
 
 
-def allocate(sizes: dict[tuple, int], n: int, min_per_stratum: int) -> dict[tuple, int]:
+def allocate(sizes: dict[tuple, int], n: int, min_per_stratum: int,
+             floors: dict[tuple, int] | None = None) -> dict[tuple, int]:
     """Stories to draw per stratum: proportional to size by largest remainders, at least min(min_per_stratum,
-    size) each, never more than the stratum holds; totals n (or every candidate when n exceeds them)."""
+    size) each (or the given `floors`), never more than the stratum holds; totals n (or every candidate when n
+    exceeds them)."""
     total = sum(sizes.values())
     if n >= total:
         return dict(sizes)
-    floors = {key: min(min_per_stratum, size) for key, size in sizes.items()}
+    floors = dict(floors) if floors is not None else {key: min(min_per_stratum, size) for key, size in sizes.items()}
     if sum(floors.values()) > n:
         raise AuditSampleError(
             f"n={n} is below the {sum(floors.values())} stories that at least {min_per_stratum} per stratum needs "

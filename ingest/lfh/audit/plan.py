@@ -41,7 +41,24 @@ ALL_MODELS = "All"
 GENDERS = ("female", "male", "nonbinary")
 OCCUPATION_GENDERS = ("female", "male")
 COUPLE_TYPES = tuple(f"{first}_{second}" for index, first in enumerate(GENDERS) for second in GENDERS[index:])
-Stratum = tuple[str, str, str]  # model, domain, prompt_condition
+Stratum = tuple[str, ...]  # model, domain, prompt_condition[, machine_class]
+# The sampling strata (`strata` of read_units): model x domain x prompt condition (audit-sample's, the marts'), or the
+# same split by what the machine labels say about the story (machine_label_class; docs/CORRECTION.md, "Strata on the
+# machine labels"): known for every story before anyone hand-labels it, so a design may sample the classes at
+# different rates, provided the estimator weights each by its size (stratified PPI).
+STRATA = ("model_domain_condition", "machine_label_class")
+# A story's machine-label class: 'gendered' when the labeler gives every character of the story female or male,
+# 'uncertain' otherwise (a character it calls non-binary, unspecified or unsure, or none). On the dev audit (gender
+# rule study) 18 of 817 characters of gendered stories are mislabeled, 326 of 924 of the others: the residual y - f
+# lives in the uncertain class, which is where Neyman's allocation sends the hand labels.
+MACHINE_CLASSES = ("gendered", "uncertain")
+STORY_CLASSES_SQL = """
+    select
+        story_id,
+        case when min(case when inferred_gender in ('female', 'male') then 1 else 0 end) = 1
+            then 'gendered' else 'uncertain' end as machine_class
+    from {characters}
+    group by story_id"""
 NO_VALUE_VARIANCE = 0.25  # a cell without a corrected value counts as a share whose standard error is 0.5
 NO_VALUE_HALF_WIDTH = 0.5  # ... and, judged by half-widths, as the whole of [0, 1]
 OBJECTIVES = ("half_width", "variance")
@@ -100,8 +117,10 @@ def linearised(moments: Moments, share: float) -> float:
 
 @dataclass
 class StratumPart:
-    """The units of one cell inside one stratum. Moments are population moments (divisor: the units they come from),
-    as the marts compute them; d = y - lam f."""
+    """The units of one cell inside one stratum; d = y - lam f. `machine`: population moments of the unlabeled units
+    (as the marts compute them; thousands of units). The hand-labeled units' moments (residual, residual_machine,
+    labeled_machine) are the stratum's (co)variances, unbiased (the pilot's made so by _unbiased, then shrunk):
+    _residual_factor turns them into what the marts compute at a given count."""
 
     stratum: Stratum
     units: int                # T_h
@@ -189,6 +208,12 @@ def _labeled_units(part: StratumPart, labeled_stories: dict[Stratum, float]) -> 
     return min(float(part.units), part.per_story * labeled_stories.get(part.stratum, 0.0))
 
 
+def _is_stratified(parts: Sequence[StratumPart]) -> bool:
+    """Whether the marts use the stratified sums (sample moments) for these parts: over several strata, and always
+    under machine-label strata (the cell's strata keys are then never empty)."""
+    return len(parts) > 1 or (len(parts) == 1 and len(parts[0].stratum) > 3)
+
+
 def _sample_factor(count: float, stratified: bool) -> float:
     """The marts' divisor correction: over several strata they use sample (co)variances (ppi_stratified_sums:
     count / (count - 1)), in one stratum population ones. Below 3 units the plan counts 2 (conservative; the marts
@@ -198,6 +223,25 @@ def _sample_factor(count: float, stratified: bool) -> float:
     return count / (count - 1) if count > 2 else 2.0
 
 
+def _residual_factor(count: float, stratified: bool) -> float:
+    """The marts' residual (co)variance at `count` hand-labeled units of a stratum, per unit of the stratum's variance
+    sigma^2, which the plan keeps (the pilot's moments made unbiased, _unbiased): over several strata the marts use
+    sample moments (expectation sigma^2), in one stratum population ones ((count - 1) / count sigma^2). Below 2 units
+    the plan counts sigma^2 (conservative; the marts give no variance)."""
+    if stratified or count < 2:
+        return 1.0
+    return (count - 1) / count
+
+
+def _unbiased(moments: Moments, count: float) -> Moments:
+    """Population moments of `count` units made unbiased for the stratum's (co)variances (divisor count - 1): the
+    pilot's few units per stratum (3 to 6 at 100 stories over 30 strata) understate them by (count - 1) / count,
+    and the plan forecasts the marts' variance at other counts from them (_residual_factor)."""
+    if count <= 1:
+        return moments
+    return tuple(value * count / (count - 1) for value in moments)  # type: ignore[return-value]
+
+
 def machine_term(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings,
                  share: float | None = None) -> tuple[float, float]:
     """(the f-term's variance of the linearised share, unscaled by b^2; the cell's hand-labeled units): lam^2
@@ -205,7 +249,7 @@ def machine_term(cell: PlanCell, labeled_stories: dict[Stratum, float], settings
     (all_units: the f mean over every unit, T_h / T_c x the scale N_h / T_h; macros/stats/ppi_machine_mean.sql)."""
     share = cell.share if share is None else share
     total = sum(part.units for part in cell.parts)
-    stratified = len(cell.parts) > 1
+    stratified = _is_stratified(cell.parts)
     term = labeled_total = 0.0
     for part in cell.parts:
         n = _labeled_units(part, labeled_stories)
@@ -225,7 +269,7 @@ def rectifier_term(parts: Sequence[StratumPart], labeled_stories: dict[Stratum, 
     c_h = 1 under METHOD §9; under all_units c_h = 1 - n_h T_L / (T_c T_h) in the strata of the cell (the cell's
     hand-labeled f is in its f mean too), 1 in a pool's other strata; a cell with no unlabeled unit is its hand
     labels' own mean (lam 0: c = 0 in every mode)."""
-    stratified = len(parts) > 1
+    stratified = _is_stratified(parts)
     cell_strata = {part.stratum for part in cell.parts}
     cell_units = sum(part.units for part in cell.parts)
     labeled = [(part, _labeled_units(part, labeled_stories)) for part in parts]
@@ -248,7 +292,7 @@ def rectifier_term(parts: Sequence[StratumPart], labeled_stories: dict[Stratum, 
             variance = residual + 2 * shift * cross + shift * shift * machine
         else:
             variance = part.labeled_variance(share, scale, settings.lam)
-        term += weight * weight * variance * _sample_factor(n, stratified) / n
+        term += weight * weight * variance * _residual_factor(n, stratified) / n
     return term, sum(n for _, n in labeled)
 
 
@@ -334,7 +378,12 @@ def composite_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], se
             pilot_count, _, pilot_sigma2, pilot_ssb, pilot_n0 = pilot_spread
             if pilot_sigma2 is not None and pilot_n0 > 0:
                 tau2_dl = max(0.0, (pilot_ssb - (pilot_count - 1) * pilot_sigma2) / pilot_n0)
-                ssb = pilot_ssb + (n0 - pilot_n0) * tau2_dl
+                if abs(n0 - pilot_n0) > 1e-9 or abs(total - pilot_spread[1]) > 1e-9:
+                    # at other labels than the pilot's: the expected SSB, (K - 1) sigma2 + n0 tau2 (DerSimonian-Laird),
+                    # not the pilot's realised noise part (below its expectation whenever tau2_dl is truncated at 0)
+                    ssb = (count - 1) * sigma2 + n0 * tau2_dl
+                else:
+                    ssb = pilot_ssb
         tau2 = max(0.0, (count - 1) * (ssb / chi_square_lower_quantile(count - 1, settings.tau2_z) - sigma2) / n0)
     sum_w2 = sum(n * n for n, _, _ in planned) / total ** 2 if total > 0 else 0.0
     if own_n <= 0 or sigma2 is None or sigma2 + own_n * tau2 <= 0:
@@ -530,6 +579,8 @@ def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, gr
         pilot_n, pilot_residual = _joint((residual(j, i), residual(j, i), count) for i, j, count in pilot)
         _, pilot_cross = _joint((residual(j, i), indicators(i), count) for i, j, count in pilot)
         _, pilot_machine = _joint((indicators(i), indicators(i), count) for i, _, count in pilot)
+        pilot_residual, pilot_cross, pilot_machine = (
+            _unbiased(moments, pilot_n) for moments in (pilot_residual, pilot_cross, pilot_machine))
         k = settings.prior_units
         implied_mean = _mean((d, count) for d, _, count in implied)
         pilot_mean = _mean((residual(j, i), count) for i, j, count in pilot)
@@ -580,9 +631,13 @@ def build_cells(units: dict[str, pl.DataFrame], stories: dict[Stratum, StratumSt
 # ---------------------------------------------------------------- reading the warehouse
 
 
-def read_units(connection: duckdb.DuckDBPyConnection) -> tuple[dict[str, pl.DataFrame], pl.DataFrame]:
+def read_units(connection: duckdb.DuckDBPyConnection,
+               strata: str = "model_domain_condition") -> tuple[dict[str, pl.DataFrame], pl.DataFrame]:
     """One row per unit of each family (story_id, model, stratum, key, machine, hand, is_hand_labeled) and the
-    labeled stories (story_id, model, domain, prompt_condition, hand: whether the story has a hand label)."""
+    labeled stories (story_id, model, domain, prompt_condition, hand: whether the story has a hand label). With
+    `strata` machine_label_class the stories also carry machine_class and the strata end with it."""
+    if strata not in STRATA:
+        raise AuditPlanError(f"unknown strata {strata!r}: choose from {', '.join(STRATA)}")
     present = {row[0] for row in connection.execute(
         "select table_schema || '.' || table_name from information_schema.tables").fetchall()}
     for needed in ("marts.dim_stories", "intermediate.int_characters_hand_paired"):
@@ -598,7 +653,14 @@ def read_units(connection: duckdb.DuckDBPyConnection) -> tuple[dict[str, pl.Data
                hand_gender as hand, is_hand_labeled
         from intermediate.int_characters_hand_paired
     """).pl()
-    stratum = pl.concat_list(pl.col("model"), pl.col("domain"), pl.col("prompt_condition")).alias("stratum")
+    stratum_columns = ["model", "domain", "prompt_condition"]
+    if strata == "machine_label_class":
+        classes = connection.sql(STORY_CLASSES_SQL.format(
+            characters="intermediate.int_characters_hand_paired")).pl()
+        stories = stories.join(classes, on="story_id", how="left").with_columns(
+            pl.col("machine_class").fill_null("uncertain"))
+        stratum_columns.append("machine_class")
+    stratum = pl.concat_list(*stratum_columns).alias("stratum")
     characters = characters.join(stories.select("story_id", "model", stratum), on="story_id", how="inner")
     columns = ["story_id", "model", "stratum", "key", "machine", "hand", "is_hand_labeled"]
     units = {"gender": characters.with_columns(pl.concat_list("domain", "condition").alias("key")).select(columns)}
@@ -636,12 +698,17 @@ def _aggregate(frame: pl.DataFrame) -> pl.DataFrame:
         pl.len().alias("unit_count"))
 
 
+def stratum_columns(stories: pl.DataFrame) -> list[str]:
+    """The columns of `stories` (read_units') that make its sampling stratum."""
+    return ["model", "domain", "prompt_condition", *(["machine_class"] if "machine_class" in stories.columns else [])]
+
+
 def strata_stories(stories: pl.DataFrame) -> dict[Stratum, StratumStories]:
     """Per stratum: labeled stories, of which hand-labeled (column `hand` true) and candidates."""
-    summary = stories.group_by("model", "domain", "prompt_condition").agg(
+    summary = stories.group_by(*stratum_columns(stories)).agg(
         pl.len().alias("stories"), pl.col("hand").fill_null(False).sum().alias("hand_labeled"))
-    return {(model, domain, condition): StratumStories(int(total), int(hand), int(total - hand))
-            for model, domain, condition, total, hand in summary.iter_rows()}
+    return {tuple(key): StratumStories(int(total), int(hand), int(total - hand))
+            for *key, total, hand in summary.iter_rows()}
 
 
 def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: PlanSettings | None = None,
@@ -752,6 +819,14 @@ NATURAL_SELECTIONS = {
 }
 
 
+def stratum_floors(room: dict[Stratum, int], labeled: dict[Stratum, float], min_per_stratum: int,
+                   min_labeled: int = 0) -> dict[Stratum, int]:
+    """The least each stratum gets of an allocation: min_per_stratum more stories, and enough that it has min_labeled
+    hand-labeled ones in all; never more than its candidates (`room`)."""
+    return {stratum: min(value, max(min_per_stratum, min_labeled - int(labeled.get(stratum, 0))))
+            for stratum, value in room.items()}
+
+
 def _selected(plan: Plan, selection: Selection) -> list[PlanCell]:
     return [cell for cell in plan.cells if selection.matches(cell)]
 
@@ -759,7 +834,7 @@ def _selected(plan: Plan, selection: Selection) -> list[PlanCell]:
 def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: int | None = None,
                     target_half_width: float | None = None, min_per_stratum: int = 3,
                     step: int | None = None, candidates: dict[Stratum, int] | None = None,
-                    selection: Selection | None = None) -> dict[Stratum, int]:
+                    selection: Selection | None = None, min_labeled: int = 0) -> dict[Stratum, int]:
     """More stories to hand-label per stratum: `budget` of them spread to minimise the summed predicted half-width
     (settings.objective "half_width", the marts' interval with its boundary rule; "variance": the summed variance)
     of the selected cells (`selection`; without it, every cell of `families`), or as few as reach
@@ -767,7 +842,8 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     or max(variance, target variance)). At least
     min(min_per_stratum, candidates) per stratum; never more than a stratum's candidates (`candidates` overrides
     the plan's count of stories without a hand label, e.g. with audit-sample's, which also skips stories that carry
-    only a hand name)."""
+    only a hand name). `min_labeled`: besides, enough stories that every stratum has at least that many hand-labeled
+    ones in all (2: each stratum's own variance estimate; stratum_floors)."""
     if (budget is None) == (target_half_width is None):
         raise AuditPlanError("give either a budget (--budget N) or a target half-width (--target-halfwidth W)")
     if budget is not None and budget < 1:
@@ -781,7 +857,8 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     labeled = plan.labeled_now()
     room_in = {stratum: (info.candidates if candidates is None else candidates.get(stratum, 0))
                for stratum, info in plan.strata.items()}
-    extra = {stratum: min(min_per_stratum, room) for stratum, room in room_in.items()}
+    floors = stratum_floors(room_in, labeled, min_per_stratum, min_labeled)
+    extra = dict(floors)
     candidates_total = sum(room_in.values())
     if budget is not None and sum(extra.values()) > budget:
         raise AuditPlanError(f"a budget of {budget} is below the {sum(extra.values())} stories that at least "
@@ -862,11 +939,9 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     # The marts' cell/pool rule makes a cell's variance jump where its own hand labels reach the minimum, so the
     # greedy path can stop short of the best allocation: improve it, and the proportional one, by exchanges of
     # `step` stories between two strata while the summed variance falls, and keep the better.
-    floors = {stratum: min(min_per_stratum, room) for stratum, room in room_in.items()}
     proportional = dict(floors)
     if sum(proportional.values()) < budget:
-
-        proportional = allocate(room_in, min(budget, candidates_total), min_per_stratum)
+        proportional = allocate(room_in, min(budget, candidates_total), min_per_stratum, floors)
     selected_cells = [cell for cell in plan.cells if id(cell) in selected_names]
 
     def total(stratum_extra: dict[Stratum, int]) -> float:
@@ -975,8 +1050,8 @@ def cell_predictions(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
 def strata_table(plan: Plan, extra: dict[Stratum, int]) -> pl.DataFrame:
     rows = [(*stratum, info.stories, info.hand_labeled, extra.get(stratum, 0),
              info.hand_labeled + extra.get(stratum, 0)) for stratum, info in sorted(plan.strata.items())]
-    return pl.DataFrame(rows, schema=["model", "domain", "prompt_condition", "stories", "hand_labeled",
-                                      "add", "planned_hand_labeled"], orient="row")
+    keys = ["model", "domain", "prompt_condition", "machine_class"][:len(rows[0]) - 4 if rows else 3]
+    return pl.DataFrame(rows, schema=[*keys, "stories", "hand_labeled", "add", "planned_hand_labeled"], orient="row")
 
 
 @dataclass

@@ -58,6 +58,87 @@ def compiled_correction_sql(db_path: Path, target_path: Path, dbt_vars: dict | N
     return correction_sql_from_manifest(target_path)
 
 
+# The gender and couple correction models with the story's machine-label class (lfh.audit.plan.STORY_CLASSES_SQL) as
+# one more stratum key: the same macros as the models, for measuring stratified PPI over strata model x domain x
+# condition x machine-label class before any model uses them (docs/CORRECTION.md, "Strata on the machine labels").
+_GENDER_BY_CLASS = """
+with story_classes as ({classes}),
+units as (
+    select paired.model, paired.domain, paired.condition, story_classes.machine_class, paired.inferred_gender,
+           paired.hand_gender, paired.is_hand_labeled, count(*) as unit_count
+    from {{{{ ref('int_characters_hand_paired') }}}} as paired
+    inner join story_classes on paired.story_id = story_classes.story_id
+    group by 1, 2, 3, 4, 5, 6, 7
+),
+genders as ({{{{ codes_relation(measure_gender_codes(), 'gender') }}}}),
+indicators as (
+    select units.model, units.domain, units.condition, units.machine_class, genders.gender, units.is_hand_labeled,
+        units.unit_count,
+        case when units.inferred_gender = genders.gender then 1.0 else 0.0 end as f_a,
+        case when units.inferred_gender in {{{{ sql_in_list(measure_gender_codes()) }}}} then 1.0 else 0.0 end as f_b,
+        case when units.hand_gender = genders.gender then 1.0 else 0.0 end as y_a,
+        case when units.hand_gender in {{{{ sql_in_list(measure_gender_codes()) }}}} then 1.0 else 0.0 end as y_b
+    from units cross join genders
+)
+{{{{ ppi_corrected_shares('indicators', ['domain', 'condition', 'gender'], stratum_keys=['machine_class']) }}}}
+"""
+_COUPLE_BY_CLASS = """
+with story_classes as ({classes}),
+story_conditions as (
+    select story_id,
+        max(case when condition = 'baseline' then 'power_neutral' else 'power_laden' end) as prompt_condition
+    from {{{{ ref('int_characters_hand_paired') }}}}
+    where domain = 'love'
+    group by story_id
+),
+couples as (
+    select typed.model, coalesce(story_conditions.prompt_condition, 'power_neutral') as prompt_condition,
+        coalesce(story_classes.machine_class, 'uncertain') as machine_class, typed.inferred_couple_type,
+        typed.hand_couple_type, typed.is_hand_labeled, count(*) as unit_count
+    from {{{{ ref('int_couples_typed') }}}} as typed
+    left join story_conditions on typed.story_id = story_conditions.story_id
+    left join story_classes on typed.story_id = story_classes.story_id
+    where typed.characters = 2
+    group by 1, 2, 3, 4, 5, 6
+),
+couple_types as ({{{{ codes_relation(couple_type_codes(), 'couple_type') }}}}),
+indicators as (
+    select couples.model, couples.prompt_condition, couples.machine_class, couple_types.couple_type,
+        couples.is_hand_labeled, couples.unit_count,
+        case when couples.inferred_couple_type = couple_types.couple_type then 1.0 else 0.0 end as f_a,
+        case when couples.inferred_couple_type is not null then 1.0 else 0.0 end as f_b,
+        case when couples.hand_couple_type = couple_types.couple_type then 1.0 else 0.0 end as y_a,
+        case when couples.hand_couple_type is not null then 1.0 else 0.0 end as y_b
+    from couples cross join couple_types
+)
+{{{{ ppi_corrected_shares('indicators', ['couple_type'], stratum_keys=['prompt_condition', 'machine_class']) }}}}
+"""
+INLINE_MARK = "Compiled inline node is:"
+
+
+def compiled_machine_class_sql(db_path: Path, target_path: Path, dbt_vars: dict | None = None) -> dict[str, str]:
+    """compiled_correction_sql's queries with the machine-label class as a stratum key (_GENDER_BY_CLASS,
+    _COUPLE_BY_CLASS, compiled inline by dbt with the project's macros and `dbt_vars`): placeholders as there."""
+    from lfh.audit.plan import STORY_CLASSES_SQL
+
+    classes = STORY_CLASSES_SQL.format(characters="{{ ref('int_characters_hand_paired') }}")
+    queries = {}
+    for kind, text in (("gender", _GENDER_BY_CLASS), ("couple", _COUPLE_BY_CLASS)):
+        outcome = run_dbt(["compile", "--inline", text.format(classes=classes), "--target-path", str(target_path)],
+                          db_path=db_path, dbt_vars=dbt_vars, capture=True)
+        if INLINE_MARK not in outcome.stdout:
+            raise CorrectionCheckError(f"dbt compile --inline gave no compiled SQL for the {kind} model")
+        queries[kind] = outcome.stdout.split(INLINE_MARK, 1)[1].strip()
+    manifest = json.loads((target_path / "manifest.json").read_text())
+    nodes = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
+    for kind, (_, units_model, placeholder) in CORRECTION_MODELS.items():
+        relation = nodes[units_model]["relation_name"]
+        if relation not in queries[kind]:
+            raise CorrectionCheckError(f"the {kind} model by class does not read {relation}")
+        queries[kind] = queries[kind].replace(relation, placeholder)
+    return queries
+
+
 def correction_sql_from_manifest(target_path: Path) -> dict[str, str]:
     """compiled_correction_sql's queries from the manifest a dbt command that compiled the correction models (a
     compile, or a build of them) left in `target_path`."""
@@ -400,12 +481,13 @@ def compare_selections_without_ceilings(db_path: Path, queries: dict[str, str], 
                                min_per_stratum, seed, settings, ceilings=False)
 
 
-def _stories_by_stratum(stories: object) -> dict[tuple, list[str]]:
-    """Story ids per stratum (model, domain, prompt condition), sorted: what the draws sample from."""
+def _stories_by_stratum(stories: object, fine: bool = False) -> dict[tuple, list[str]]:
+    """Story ids per stratum (model, domain, prompt condition; with `fine`, and machine_class), sorted: what the
+    draws sample from."""
+    columns = ["model", "domain", "prompt_condition", *(["machine_class"] if fine else [])]
     by_stratum: dict[tuple, list[str]] = {}
-    for story_id, model, domain, condition in sorted(stories.select(
-            "story_id", "model", "domain", "prompt_condition").iter_rows()):
-        by_stratum.setdefault((model, domain, condition), []).append(story_id)
+    for story_id, *key in sorted(stories.select("story_id", *columns).iter_rows()):
+        by_stratum.setdefault(tuple(key), []).append(story_id)
     return by_stratum
 
 
@@ -438,9 +520,26 @@ def allocation_pilots(stories: object, pilot_stories: int, pilots: int, seed: in
     return [_pilot(by_stratum, pilot_stories, seed, index) for index in range(pilots)]
 
 
+def compare_machine_label_strata(db_path: Path, queries: dict[str, str], fine_queries: dict[str, str],
+                                 pilot_stories: int, extra_stories: int, draws: int, selections: dict[str, object],
+                                 pilots: int = 1, min_per_stratum: int = 0, min_labeled: int = 2, seed: int = 20,
+                                 settings: object = None,
+                                 today_min_per_stratum: int = 3) -> dict[str, list[AllocationRun]]:
+    """compare_selections with the strata split by the machine-label class (lfh.audit.plan.MACHINE_CLASSES): the same
+    pilots (drawn over model x domain x condition), then the extra stories allocated over the finer strata (at least
+    `min_per_stratum` more each and `min_labeled` hand-labeled in all, lfh.audit.plan.stratum_floors) proportionally
+    ("proportional") and optimally for each selection, all scored with `fine_queries` (compiled_machine_class_sql:
+    the correction models' macros with the class as a stratum key); and, for reference, today's proportional
+    allocation and estimator ("proportional today": the draws compare_selections makes, scored with `queries`)."""
+    return _compare_selections(db_path, fine_queries, pilot_stories, extra_stories, draws, selections, pilots,
+                               min_per_stratum, seed, settings, ceilings=False, fine=True, min_labeled=min_labeled,
+                               today=(queries, today_min_per_stratum))
+
+
 def _compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: int, extra_stories: int, draws: int,
                         selections: dict[str, object], pilots: int, min_per_stratum: int, seed: int,
-                        settings: object, ceilings: bool) -> dict[str, list[AllocationRun]]:
+                        settings: object, ceilings: bool, fine: bool = False, min_labeled: int = 0,
+                        today: tuple[dict[str, str], int] | None = None) -> dict[str, list[AllocationRun]]:
     from lfh.audit.allocation import allocate
     from lfh.audit.plan import (
         best_cell_half_width,
@@ -449,20 +548,33 @@ def _compare_selections(db_path: Path, queries: dict[str, str], pilot_stories: i
         plan_allocation,
         predicted_half_width,
         read_units,
+        stratum_floors,
     )
 
     with duckdb.connect(str(db_path), read_only=True) as connection:
-        units, stories = read_units(connection)
-    by_stratum = _stories_by_stratum(stories)
+        units, stories = read_units(connection, "machine_label_class" if fine else "model_domain_condition")
+    coarse = _stories_by_stratum(stories)  # the pilots are drawn over today's strata whatever the comparison
+    by_stratum = _stories_by_stratum(stories, fine)
     runs: dict[str, list[AllocationRun]] = {"proportional": [], **{name: [] for name in selections}}
+    if today is not None:
+        runs["proportional today"] = []
     for index in range(pilots):
-        pilot = _pilot(by_stratum, pilot_stories, seed, index)
+        pilot = _pilot(coarse, pilot_stories, seed, index)
         plan = build_plan(*mask_units(units, stories, pilot), settings)
         candidates = {key: len(value) - len(set(value) & set(pilot)) for key, value in by_stratum.items()}
-        allocations = {"proportional": allocate(candidates, extra_stories, min_per_stratum)}
+        floors = stratum_floors(candidates, {key: len(value) - candidates[key] for key, value in by_stratum.items()},
+                                min_per_stratum, min_labeled)
+        allocations = {"proportional": allocate(candidates, extra_stories, min_per_stratum, floors)}
         for name, selection in selections.items():
             allocations[name] = plan_allocation(plan, budget=extra_stories, min_per_stratum=min_per_stratum,
-                                                candidates=candidates, selection=selection)
+                                                candidates=candidates, selection=selection, min_labeled=min_labeled)
+        if today is not None:
+            today_queries, today_floor = today
+            today_candidates = {key: len(value) - len(set(value) & set(pilot)) for key, value in coarse.items()}
+            today_allocation = allocate(today_candidates, extra_stories, today_floor)
+            today_stream = _stream(seed, index, "proportional")
+            kept_sets = [pilot + _draw(coarse, today_allocation, set(pilot), today_stream) for _ in range(draws)]
+            runs["proportional today"].append(AllocationRun(run_kept_sets(db_path, today_queries, kept_sets), {}))
         ceiling = {}
         for cell in plan.cells if ceilings else ():
             if cell.family in ("gender", "couple"):
