@@ -145,9 +145,6 @@ def _build_and_publish(monkeypatch: pytest.MonkeyPatch, root: Path, parquet_dir:
     monkeypatch.setenv("LFH_DB", str(root / "lfh.duckdb"))
     monkeypatch.setenv("LFH_SPARK_DIR", str(root / "spark"))
     monkeypatch.setenv("LFH_SPARK_DRIVER_MEMORY", "1g")
-    # one dbt process builds every table and `lfh publish` reads their files: no catalog needs to outlive it, and
-    # Spark's in-memory catalog spares each of the build's ~550 statements Hive's Derby round trips (profiles.yml)
-    monkeypatch.setenv("LFH_SPARK_CATALOG", "in-memory")
     monkeypatch.setenv("DBT_TARGET_PATH", str(root / "target"))
     runner = CliRunner()
     # DuckDB runs every seed, model and data test on this corpus (its unit tests do not depend on the corpus: they
