@@ -55,15 +55,17 @@
 {%- endmacro %}
 
 {#- The composite rectifier's variance (MSE) on the share scale, without the f-term:
-    (1 - B) V_c + B^2 (V_P + tau2 sum_w2), with (1 - B) V_c = sigma2 tau2 / (sigma2 + n tau2) (tau2 at n = 0). -#}
-{% macro ppi_composite_rectifier_variance(sigma2, tau2, n, pool_variance, sum_w2) -%}
+    (1 - B) V_c + B^2 (V_P + tau2 sum_w2), with (1 - B) V_c = sigma2 tau2 / (sigma2 + n tau2) (tau2 at n = 0).
+    weight: a column already holding B (ppi_composite_weight of the same arguments), read instead of inlining it. -#}
+{% macro ppi_composite_rectifier_variance(sigma2, tau2, n, pool_variance, sum_w2, weight=none) -%}
+    {%- set b = weight if weight is not none else ppi_composite_weight(sigma2, tau2, n) -%}
     (case
         when cast({{ n }} as double) <= 0 or {{ sigma2 }} is null then {{ tau2 }}
         when {{ sigma2 }} + cast({{ n }} as double) * {{ tau2 }} > 0
             then {{ sigma2 }} * {{ tau2 }} / ({{ sigma2 }} + cast({{ n }} as double) * {{ tau2 }})
         else cast(0 as double)
     end
-    + {{ ppi_composite_weight(sigma2, tau2, n) }} * {{ ppi_composite_weight(sigma2, tau2, n) }}
+    + {{ b }} * {{ b }}
       * (cast({{ pool_variance }} as double) + {{ tau2 }} * cast({{ sum_w2 }} as double)))
 {%- endmacro %}
 
@@ -159,17 +161,27 @@
     {%- set weight = ppi_composite_weight('within_model_variance', 'between_model_variance',
                                           'coalesce(cell_labeled_n, 0)') -%}
     {#- the estimate and the hand counts its interval rests on: the composite's (the pool's counts) or the cell's
-        own -#}
-    {%- set chosen = {} -%}
-    {%- for name, composite, own in [
-            ('raw_share', 'composite_raw_share', 'own_raw_share'),
-            ('share', clamp_unit_interval('composite_raw_share'), 'own_corrected_share'),
-            ('variance', 'composite_variance', 'own_corrected_share_variance'),
-            ('hand_n', 'pool_interval_hand_n', 'own_interval_hand_n'),
-            ('hand_subset_n', 'pool_labeled_sum_yb', 'own_labeled_sum_yb'),
-            ('hand_category_n', 'pool_labeled_sum_ya', 'own_labeled_sum_ya')] -%}
-        {%- do chosen.update({name: '(case when has_pool = 1 then ' ~ composite ~ ' else ' ~ own ~ ' end)'}) -%}
-    {%- endfor -%}
+        own; each a named column, so that the interval's formulas read a column name -#}
+    select
+        model,
+        {%- for key in cell_keys %}
+        {{ key }},
+        {%- endfor %}
+        rectifier_source,
+        lam,
+        unlabeled_n,
+        labeled_n,
+        cell_labeled_sum_ya,
+        cell_labeled_sum_yb,
+        pool_weight,
+        between_model_variance,
+        corrected_share,
+        corrected_share_variance,
+        {{ ppi_interval_lower('chosen_raw_share', 'corrected_share', 'corrected_share_variance', 'chosen_hand_n',
+                              'chosen_hand_subset_n', 'chosen_hand_category_n') }} as corrected_share_ci_lower,
+        {{ ppi_interval_upper('chosen_raw_share', 'corrected_share', 'corrected_share_variance', 'chosen_hand_n',
+                              'chosen_hand_subset_n', 'chosen_hand_category_n') }} as corrected_share_ci_upper
+    from (
     select
         model,
         {%- for key in cell_keys %}
@@ -183,23 +195,29 @@
         cell_labeled_sum_yb,
         case when has_pool = 1 then pool_weight end as pool_weight,
         case when has_pool = 1 then between_model_variance end as between_model_variance,
-        {{ chosen['share'] }} as corrected_share,
-        {{ chosen['variance'] }} as corrected_share_variance,
-        {{ ppi_interval_lower(chosen['raw_share'], chosen['share'], chosen['variance'], chosen['hand_n'],
-                              chosen['hand_subset_n'], chosen['hand_category_n']) }} as corrected_share_ci_lower,
-        {{ ppi_interval_upper(chosen['raw_share'], chosen['share'], chosen['variance'], chosen['hand_n'],
-                              chosen['hand_subset_n'], chosen['hand_category_n']) }} as corrected_share_ci_upper
+        {%- for column, composite, own in [
+                ('corrected_share', clamp_unit_interval('composite_raw_share'), 'own_corrected_share'),
+                ('corrected_share_variance', 'composite_variance', 'own_corrected_share_variance'),
+                ('chosen_raw_share', 'composite_raw_share', 'own_raw_share'),
+                ('chosen_hand_n', 'pool_interval_hand_n', 'own_interval_hand_n'),
+                ('chosen_hand_subset_n', 'pool_labeled_sum_yb', 'own_labeled_sum_yb'),
+                ('chosen_hand_category_n', 'pool_labeled_sum_ya', 'own_labeled_sum_ya')] %}
+        case when has_pool = 1 then {{ composite }} else {{ own }} end as {{ column }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
     from (
         select
             *,
-            {{ weight }} as pool_weight,
             case when pool_raw_share is not null
-                then (1 - {{ weight }}) * coalesce(own_raw_share, pool_raw_share) + {{ weight }} * pool_raw_share
+                then (1 - pool_weight) * coalesce(own_raw_share, pool_raw_share) + pool_weight * pool_raw_share
             end as composite_raw_share,
             pool_corrected_share_variance - pool_rectifier_share_variance
             + {{ ppi_composite_rectifier_variance('within_model_variance', 'between_model_variance',
                                                   'coalesce(cell_labeled_n, 0)', 'pool_rectifier_share_variance',
-                                                  'pool_weight_squares') }} as composite_variance
+                                                  'pool_weight_squares', weight='pool_weight') }} as composite_variance
+        from (
+        select
+            *,
+            {{ weight }} as pool_weight
         from (
             -- per cell: its own and its pooled estimate side by side, and the pool's models' linearised
             -- rectifiers summed over the models k (joined to the pooled row only)
@@ -241,5 +259,7 @@
             ) as joined
             group by model, {{ keys }}
         ) as pooled
+        ) as weighted
     ) as composite
+    ) as chosen
 {%- endmacro %}
