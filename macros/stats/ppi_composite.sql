@@ -85,57 +85,45 @@
                                              machine_mean='unlabeled') -%}
     {#- Two candidate rectifiers per cell: its own hand labels ('cell': every cell with some; 'All' cells and cells
         without an unlabeled unit use only these) and every model's ('pooled': a per-model cell with unlabeled units).
-        One join of cells and pools, crossed with the two sources, not two copies of it: the compiled SQL stays small
-        enough for sqlfluff's parser. -#}
+        One join of pools and cells, crossed with the two sources: the 'All' cell is its own pool (its row of pools,
+        which has no row in cells), so the pools are read once and no union is needed. -#}
+    {%- set is_all = "pools.model = " ~ all_label -%}
     {%- set candidates -%}
         (
             select
-                cells.model,
+                pools.model,
                 {%- for key in cell_keys %}
-                cells.{{ key }},
+                pools.{{ key }},
                 {%- endfor %}
                 sources.rectifier_source,
-                cast(cells.labeled_n as bigint) as cell_labeled_n,
-                cast(cells.labeled_sum_ya as double) as cell_labeled_sum_ya,
-                cast(cells.labeled_sum_yb as double) as cell_labeled_sum_yb,
-                cast(case when sources.rectifier_source = 'cell' and cells.unlabeled_n = 0 then 0
+                {%- for column, own in [('cell_labeled_n', 'labeled_n'), ('cell_labeled_sum_ya', 'labeled_sum_ya'),
+                                        ('cell_labeled_sum_yb', 'labeled_sum_yb')] %}
+                case when {{ is_all }} then pools.{{ own }} else cells.{{ own }} end as {{ column }},
+                {%- endfor %}
+                cast(case when sources.rectifier_source = 'cell'
+                               and (case when {{ is_all }} then pools.unlabeled_n else cells.unlabeled_n end) = 0 then 0
                           else {{ var('ppi_lambda') }} end as double) as lam,
                 {%- for column in sum_columns %}
                 {%- if column.startswith('unlabeled') %}
-                cells.{{ column }},
+                case when {{ is_all }} then pools.{{ column }} else cells.{{ column }} end as {{ column }},
                 {%- else %}
-                case when sources.rectifier_source = 'cell' then cells.{{ column }} else pools.{{ column }} end
-                    as {{ column }}{% if not loop.last %},{% endif %}
+                case when sources.rectifier_source = 'cell' and not ({{ is_all }}) then cells.{{ column }}
+                    else pools.{{ column }} end as {{ column }}{% if not loop.last %},{% endif %}
                 {%- endif %}
                 {%- endfor %}
-            from ({{ cells }}) as cells
-            inner join ({{ pools }}) as pools
-                on cells.model = pools.model and {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
+            from ({{ pools }}) as pools
+            left join ({{ cells }}) as cells
+                on pools.model = cells.model and {{ ppi_join_on_keys('pools', 'cells', cell_keys) }}
             cross join (
                 select cast('cell' as string) as rectifier_source
                 union all
                 select cast('pooled' as string) as rectifier_source
             ) as sources
             where pools.labeled_n > 0
-                and ((sources.rectifier_source = 'cell' and cells.labeled_n > 0)
-                     or (sources.rectifier_source = 'pooled' and cells.unlabeled_n > 0))
-            union all
-            -- the 'All' cell: its own pool, its own hand labels
-            select
-                cast({{ all_label }} as string) as model,
-                {%- for key in cell_keys %}
-                pools.{{ key }},
-                {%- endfor %}
-                cast('cell' as string) as rectifier_source,
-                cast(pools.labeled_n as bigint) as cell_labeled_n,
-                cast(pools.labeled_sum_ya as double) as cell_labeled_sum_ya,
-                cast(pools.labeled_sum_yb as double) as cell_labeled_sum_yb,
-                cast(case when pools.unlabeled_n = 0 then 0 else {{ var('ppi_lambda') }} end as double) as lam,
-                {%- for column in sum_columns %}
-                pools.{{ column }}{% if not loop.last %},{% endif %}
-                {%- endfor %}
-            from ({{ pools }}) as pools
-            where pools.labeled_n > 0 and pools.model = {{ all_label }}
+                and (({{ is_all }} and sources.rectifier_source = 'cell')
+                     or (not ({{ is_all }})
+                         and ((sources.rectifier_source = 'cell' and cells.labeled_n > 0)
+                              or (sources.rectifier_source = 'pooled' and cells.unlabeled_n > 0))))
         ) as candidates
     {%- endset -%}
     {%- set carried = ['lam', 'labeled_n', 'raw_share', 'corrected_share', 'corrected_share_variance',
