@@ -61,9 +61,11 @@
         {%- set c_value = "1 - sum(cast(labeled_n as double)) " ~ window ~ " / sum(case when belongs then " ~ units
             ~ " else 0 end) " ~ window -%}
     {%- endif -%}
+    {#- s and c are named columns of a nested select (machine_scale_s, machine_scale_c), read by every scaled sum -#}
     {%- set s = "(case when belongs then " ~ s_value ~ " else cast(1 as double) end)" -%}
     {%- set c = "(case when belongs and labeled_n > 0 then " ~ c_value ~ " else cast(1 as double) end)" -%}
-    {%- set factors = {'s': s, 's2': s ~ ' * ' ~ s, 'c': c, 'c2': c ~ ' * ' ~ c} -%}
+    {%- set factors = {'s': 'machine_scale_s', 's2': 'machine_scale_s * machine_scale_s', 'c': 'machine_scale_c',
+                       'c2': 'machine_scale_c * machine_scale_c'} -%}
     select
         {% if target_key %}target as {{ target_key }}, {% endif %}{{ groups }},
         {%- for key in strata_keys %}
@@ -72,12 +74,19 @@
         {%- endfor %}
         {%- for column in ppi_ratio_sum_columns() %}
         {%- if column in scaled and all_units %}
-        cast({{ column }} * {{ factors[scaled[column]] }} as double) as {{ column }}{% if not loop.last %},{% endif %}
+        {{ column }} * {{ factors[scaled[column]] }} as {{ column }}{% if not loop.last %},{% endif %}
         {%- else %}
         {{ column }}{% if not loop.last %},{% endif %}
         {%- endif %}
         {%- endfor %}
     from (
+    {%- if all_units %}
+        select
+            *,
+            {{ s }} as machine_scale_s,
+            {{ c }} as machine_scale_c
+        from (
+    {%- endif %}
         select
             strata.*,
             {%- if target_key %}
@@ -100,5 +109,10 @@
             on {% for key in group_keys %}strata.{{ key }} = targets.{{ key }}{% if not loop.last %}
             and {% endif %}{% endfor %}
         {%- endif %}
+    {%- if all_units %}
+        ) as targeted
+    ) as scaled
+    {%- else %}
     ) as targeted
+    {%- endif %}
 {%- endmacro %}
