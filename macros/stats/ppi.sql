@@ -189,25 +189,26 @@
                 labeled_sum_yb,
                 {{ ppi_mean('unlabeled_n', 'unlabeled_sum_a', 'labeled_n', 'rectifier_sum_a', 'lam') }} as ppi_mean_a,
                 {{ ppi_mean('unlabeled_n', 'unlabeled_sum_b', 'labeled_n', 'rectifier_sum_b', 'lam') }} as ppi_mean_b,
-                {{ ppi_covariance('unlabeled_n',
-                    covariance_from_sums('unlabeled_sum_aa', 'unlabeled_sum_a', 'unlabeled_sum_a', 'unlabeled_n'),
-                    'labeled_n',
-                    covariance_from_sums('rectifier_sum_aa', 'rectifier_sum_a', 'rectifier_sum_a', 'labeled_n'),
-                    'lam') }} as variance_a,
-                {{ ppi_covariance('unlabeled_n',
-                    covariance_from_sums('unlabeled_sum_bb', 'unlabeled_sum_b', 'unlabeled_sum_b', 'unlabeled_n'),
-                    'labeled_n',
-                    covariance_from_sums('rectifier_sum_bb', 'rectifier_sum_b', 'rectifier_sum_b', 'labeled_n'),
-                    'lam') }} as variance_b,
-                {{ ppi_covariance('unlabeled_n',
-                    covariance_from_sums('unlabeled_sum_ab', 'unlabeled_sum_a', 'unlabeled_sum_b', 'unlabeled_n'),
-                    'labeled_n',
-                    covariance_from_sums('rectifier_sum_ab', 'rectifier_sum_a', 'rectifier_sum_b', 'labeled_n'),
-                    'lam') }} as covariance_ab,
+                {%- for name in ['a', 'b', 'ab'] %}
+                {{ ppi_covariance('unlabeled_n', 'unlabeled_covariance_' ~ (name * 2 if name != 'ab' else name),
+                                  'labeled_n', 'rectifier_covariance_' ~ (name * 2 if name != 'ab' else name), 'lam') }}
+                    as {{ 'covariance_ab' if name == 'ab' else 'variance_' ~ name }},
+                {%- endfor %}
                 {%- for name, first, second in [('a', 'a', 'a'), ('b', 'b', 'b'), ('ab', 'a', 'b')] %}
-                {{ covariance_from_sums('rectifier_sum_' ~ first ~ second, 'rectifier_sum_' ~ first,
-                                        'rectifier_sum_' ~ second, 'labeled_n') }} / cast(labeled_n as double)
+                rectifier_covariance_{{ first ~ second }} / cast(labeled_n as double)
                     as rectifier_{{ 'co' if name == 'ab' else '' }}variance_{{ name }}{% if not loop.last %},{% endif %}
+                {%- endfor %}
+            from (
+            -- the unlabeled f's and the rectifier's (co)variances, each a named column
+            select
+                *,
+                {%- for source, n in [('unlabeled', 'unlabeled_n'), ('rectifier', 'labeled_n')] %}
+                {%- set outer = loop %}
+                {%- for first, second in [('a', 'a'), ('b', 'b'), ('a', 'b')] %}
+                {{ covariance_from_sums(source ~ '_sum_' ~ first ~ second, source ~ '_sum_' ~ first,
+                                        source ~ '_sum_' ~ second, n) }}
+                    as {{ source }}_covariance_{{ first ~ second }}{% if not (loop.last and outer.last) %},{% endif %}
+                {%- endfor %}
                 {%- endfor %}
             from (
                 select
@@ -232,6 +233,7 @@
                         as rectifier_sum_ab
                 from {{ relation }}
             ) as rectified
+            ) as moments
         ) as means
     ) as ratios
     ) as projected

@@ -165,10 +165,19 @@
         between_model_variance,
         corrected_share,
         corrected_share_variance,
-        {{ ppi_interval_lower('chosen_raw_share', 'corrected_share', 'corrected_share_variance', 'chosen_hand_n',
-                              'chosen_hand_subset_n', 'chosen_hand_category_n') }} as corrected_share_ci_lower,
-        {{ ppi_interval_upper('chosen_raw_share', 'corrected_share', 'corrected_share_variance', 'chosen_hand_n',
-                              'chosen_hand_subset_n', 'chosen_hand_category_n') }} as corrected_share_ci_upper
+        {%- for bound in ['lower', 'upper'] %}
+        {{ context['ppi_interval_' ~ bound]('chosen_raw_share', 'corrected_share', 'corrected_share_variance',
+                                            'chosen_hand_n', 'chosen_hand_subset_n', 'chosen_hand_category_n',
+                                            hull='interval_hull_' ~ bound) }}
+            as corrected_share_ci_{{ bound }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
+    from (
+    select
+        *,
+        {{ ppi_interval_hull_lower('chosen_raw_share', 'corrected_share', 'corrected_share_variance',
+                                   'chosen_hand_n') }} as interval_hull_lower,
+        {{ ppi_interval_hull_upper('chosen_raw_share', 'corrected_share', 'corrected_share_variance',
+                                   'chosen_hand_n') }} as interval_hull_upper
     from (
     select
         model,
@@ -250,4 +259,5 @@
         ) as weighted
     ) as composite
     ) as chosen
+    ) as hulls
 {%- endmacro %}
