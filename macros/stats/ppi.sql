@@ -93,14 +93,17 @@
     y - lam f can be formed for any lam afterwards and sums of cells can be pooled by adding them:
       unlabeled_n, unlabeled_sum_a, unlabeled_sum_b, unlabeled_sum_aa, unlabeled_sum_bb, unlabeled_sum_ab
       labeled_n, labeled_sum_{fa, fb, ya, yb}, labeled_sum_{fafa, fbfb, fafb, yaya, ybyb, yayb, yafa, ybfb, yafb, fayb} -#}
-{% macro ppi_ratio_sums(f_a, f_b, y_a, y_b, is_labeled, unit_count) -%}
-    {%- set w = "cast(" ~ unit_count ~ " as double)" -%}
+{% macro ppi_ratio_sums(f_a, f_b, y_a, y_b, is_labeled, unit_count, unit_weight=none) -%}
+    {#- unit_weight: a double column equal to unit_count, given when f_a, f_b, y_a, y_b are double columns too: the
+        sums then read them as they are instead of casting each factor of every product -#}
+    {%- set doubles = unit_weight is not none -%}
+    {%- set w = unit_weight if doubles else "cast(" ~ unit_count ~ " as double)" -%}
     {%- set u = "case when not (" ~ is_labeled ~ ") then " ~ w ~ " * " -%}
     {%- set l = "case when " ~ is_labeled ~ " then " ~ w ~ " * " -%}
-    {%- set fa = "cast(" ~ f_a ~ " as double)" -%}
-    {%- set fb = "cast(" ~ f_b ~ " as double)" -%}
-    {%- set ya = "cast(" ~ y_a ~ " as double)" -%}
-    {%- set yb = "cast(" ~ y_b ~ " as double)" -%}
+    {%- set fa = f_a if doubles else "cast(" ~ f_a ~ " as double)" -%}
+    {%- set fb = f_b if doubles else "cast(" ~ f_b ~ " as double)" -%}
+    {%- set ya = y_a if doubles else "cast(" ~ y_a ~ " as double)" -%}
+    {%- set yb = y_b if doubles else "cast(" ~ y_b ~ " as double)" -%}
     cast(sum(case when not ({{ is_labeled }}) then {{ unit_count }} else 0 end) as bigint) as unlabeled_n,
     cast(coalesce(sum({{ u }}{{ fa }} end), 0) as double) as unlabeled_sum_a,
     cast(coalesce(sum({{ u }}{{ fb }} end), 0) as double) as unlabeled_sum_b,

@@ -43,7 +43,7 @@
     {%- endif -%}
     {%- set strata_keys = stratum_keys if stratum_keys | length > 0 else [] -%}
     {%- set partition = group_keys + (['target'] if target_key else []) -%}
-    {%- set sums = ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled', 'unit_count') -%}
+    {%- set sums = ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled', 'unit_count', 'unit_weight') -%}
     {%- set scaled = {'unlabeled_sum_a': 's', 'unlabeled_sum_b': 's', 'unlabeled_sum_aa': 's2',
                       'unlabeled_sum_bb': 's2', 'unlabeled_sum_ab': 's2', 'labeled_sum_fa': 'c', 'labeled_sum_fb': 'c',
                       'labeled_sum_fafa': 'c2', 'labeled_sum_fbfb': 'c2', 'labeled_sum_fafb': 'c2',
@@ -97,7 +97,15 @@
             {%- endif %}
         from (
             select {{ groups }}{% for key in strata_keys %}, {{ key }}{% endfor %}, {{ sums }}
-            from {{ indicators }}
+            from (
+                -- every factor of the sums a double once
+                select {{ groups }}{% for key in strata_keys %}, {{ key }}{% endfor %}, is_hand_labeled, unit_count,
+                    cast(unit_count as double) as unit_weight,
+                    {%- for column in ['f_a', 'f_b', 'y_a', 'y_b'] %}
+                    cast({{ column }} as double) as {{ column }}{% if not loop.last %},{% endif %}
+                    {%- endfor %}
+                from {{ indicators }}
+            ) as valued
             group by {{ groups }}{% for key in strata_keys %}, {{ key }}{% endfor %}
         ) as strata
         {%- if target_key %}
