@@ -136,14 +136,13 @@
                                  ' / cast(sum(k_n) - count(k_n) as double) end',
         'between_model_sum_squares': '(sum(k_s * k_s / k_n) - sum(k_s) * sum(k_s) / sum(k_n))',
         'pool_n_spread': '(sum(k_n) - sum(k_n * k_n) / sum(k_n))'} -%}
-    {#- tau2: the upper confidence value of the between-model variance, from those aggregates -#}
+    {#- tau2: the upper confidence value of the between-model variance, from those aggregates (named columns) -#}
     {%- set tau2 -%}
-        case when {{ moments['pool_models'] }} >= 2 and {{ moments['pool_n_spread'] }} > 0
-                  and {{ moments['within_model_variance'] }} is not null then
-            greatest(cast(0 as double), ({{ moments['pool_models'] }} - 1)
-                * ({{ moments['between_model_sum_squares'] }}
-                   / {{ chi_square_lower_quantile(moments['pool_models'] ~ ' - 1', var('ppi_composite_tau2_z')) }}
-                   - {{ moments['within_model_variance'] }}) / {{ moments['pool_n_spread'] }})
+        case when pool_models >= 2 and pool_n_spread > 0 and within_model_variance is not null then
+            greatest(cast(0 as double), (pool_models - 1)
+                * (between_model_sum_squares
+                   / {{ chi_square_lower_quantile('pool_models - 1', var('ppi_composite_tau2_z')) }}
+                   - within_model_variance) / pool_n_spread)
         else cast(0 as double) end
     {%- endset -%}
     {%- set weight = ppi_composite_weight('within_model_variance', 'between_model_variance',
@@ -216,6 +215,10 @@
             *,
             {{ weight }} as pool_weight
         from (
+        select
+            *,
+            {{ tau2 }} as between_model_variance
+        from (
             -- per cell: its own and its pooled estimate side by side, and the pool's models' linearised
             -- rectifiers summed over the models k (joined to the pooled row only)
             select
@@ -232,8 +235,9 @@
                 max(case when rectifier_source = 'cell' then {{ column }} end) as own_{{ column }},
                 max(case when rectifier_source = 'pooled' then {{ column }} end) as pool_{{ column }},
                 {%- endfor %}
-                {{ moments['within_model_variance'] }} as within_model_variance,
-                {{ tau2 }} as between_model_variance,
+                {%- for name, aggregate in moments.items() %}
+                {{ aggregate }} as {{ name }},
+                {%- endfor %}
                 sum(k_n * k_n) / (sum(k_n) * sum(k_n)) as pool_weight_squares
             from (
                 select
@@ -256,6 +260,7 @@
             ) as joined
             group by model, {{ keys }}
         ) as pooled
+        ) as tau2
         ) as weighted
     ) as composite
     ) as chosen
