@@ -7,7 +7,6 @@ The builds run on a copy of the project's dbt files (so the test can edit a seed
 from __future__ import annotations
 
 import json
-import math
 import shutil
 from collections.abc import Iterator
 from dataclasses import replace
@@ -16,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from fixtures_simulate import write_test_lexicon
+from tolerance import same_double
 
 from lfh.build import fingerprint, runner
 from lfh.build.dbt import build_warehouse
@@ -105,7 +105,6 @@ def changed_stories(db_path: Path) -> int:  # the stories the last build process
 # bound of 559801279.2998548 against ...567 in one CI run): doubles are compared with a relative tolerance, which
 # neither an absolute round(x, 9) (wrong scale for 5e8) nor rounding to fixed digits (9.350770858015 falls on either
 # side of a rounding boundary) is. Rows are put in the same order by their other columns first, then the doubles.
-RELATIVE_TOLERANCE = 1e-9
 ABSOLUTE_TOLERANCE = 1e-9  # a variance that sums to 1e-17 in one build and to 0 in the other
 
 
@@ -125,9 +124,7 @@ def table_rows(connection: duckdb.DuckDBPyConnection, catalog: str, schema: str,
 
 def same_doubles(left: tuple, right: tuple) -> bool:
     return len(left) == len(right) and all(
-        a == b or (isinstance(a, float) and isinstance(b, float) and (
-            (math.isnan(a) and math.isnan(b))
-            or math.isclose(a, b, rel_tol=RELATIVE_TOLERANCE, abs_tol=ABSOLUTE_TOLERANCE)))
+        a == b or (isinstance(a, float) and isinstance(b, float) and same_double(a, b, ABSOLUTE_TOLERANCE))
         for a, b in zip(left, right, strict=True))
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import shutil
 from dataclasses import replace
@@ -24,6 +23,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 from fixtures_simulate import write_test_lexicon
+from tolerance import same_double
 
 from lfh.audit.sample import CHECK_COLUMN, HAND_GENDER_VALUES, LAYOUT, STORY_ID_COLUMN, story_check
 from lfh.build.accent_fold import fold_map, render_macro
@@ -35,7 +35,6 @@ from lfh.paths import project_root
 from lfh.simulate.config import load_config
 from lfh.simulate.run import run_simulation
 
-RELATIVE_TOLERANCE = 1e-9
 ABSOLUTE_TOLERANCE = 1e-12  # for values that are zero on one engine and 1e-17 on the other
 
 
@@ -71,8 +70,7 @@ def _rows(db: Path, mart: str) -> tuple[list[str], list[str], list[tuple]]:
 
 def _equal(left: object, right: object) -> bool:
     if isinstance(left, float) and isinstance(right, float):
-        return math.isclose(left, right, rel_tol=RELATIVE_TOLERANCE, abs_tol=ABSOLUTE_TOLERANCE) or (
-            math.isnan(left) and math.isnan(right))
+        return same_double(left, right, ABSOLUTE_TOLERANCE)
     return type(left) is type(right) and left == right
 
 

@@ -1,14 +1,16 @@
 {#- dbt unit tests on Spark compare doubles to 13 significant digits. dbt compares a unit test's actual and expected
     rows exactly, and the expected values are written as DuckDB computes them; Spark's exp, ln and pow (Java's
     StrictMath) can differ from DuckDB's (the C library's) in the last digit, so an exact double would fail on one
-    engine or the other with no error in the formula. This override of dbt's get_unit_test_sql (Spark only) formats
+    engine or the other with no error in the formula. The Spark unit tests' comparison (Spark only) formats
     every double column of both sides (cast to double: a fixture may give a decimal) with '%.12e' before the
-    comparison; integers, text and lists stay exact, and DuckDB keeps dbt's exact comparison. The column types come from the empty table dbt's unit materialization
-    has just created for this test (make_temp_relation of the test's relation). -#}
-{% macro spark__get_unit_test_sql(main_sql, expected_fixture_sql, expected_column_names) -%}
-    {%- set typed = adapter.get_columns_in_relation(make_temp_relation(this.incorporate(type='table'))) -%}
-    {%- set doubles = typed | selectattr('data_type', 'in', ['double', 'float']) | map(attribute='name')
-                      | map('lower') | list -%}
+    comparison; integers, text and lists stay exact, and DuckDB keeps dbt's exact comparison. It takes the place
+    of dbt's get_unit_test_sql in the project's Spark unit-test materialization (spark_unit_test.sql), which passes
+    the column types it has just read, so no statement runs here. -#}
+{% macro spark_unit_test_sql(main_sql, expected_fixture_sql, expected_column_names, column_types) -%}
+    {%- set doubles = [] -%}
+    {%- for name, data_type in column_types.items() if data_type in ['double', 'float'] -%}
+        {%- do doubles.append(name | lower) -%}
+    {%- endfor -%}
     {%- set compared = [] -%}
     {%- for quoted in expected_column_names -%}
         {%- if quoted.strip('`').lower() in doubles -%}
