@@ -1,10 +1,12 @@
 """The optimal hand-label allocation (`lfh audit-sample --allocate optimal`, lfh.audit.plan) checked by resampling
-the study's development audit (every story hand-labeled), cheaply: the audit is ingested and its models built once
-for the module (seeds and models only; their data and unit tests run in `lfh build` and the dbt unit tests), the
-correction models' queries come from that build's manifest, and everything else runs in-process on the one
-warehouse. A proportional pilot of PILOT stories keeps its hand labels; EXTRA more stories are drawn by the optimal
-allocation for each selection of FLOORS (planned from the pilot alone) and by the proportional one, DRAWS times each,
-and the correction models' compiled SQL runs on pilot + draw (lfh.build.correction_check).
+the study's development audit (every story hand-labeled), cheaply: the audit under the biased gender rule and the
+correction models' compiled SQL are the run's shared ones (tests/fixtures_correction.py: conftest's audit build with
+the rule's models rebuilt, and one compile; tests/test_correction_validation.py reads both), and everything else runs
+in-process on a copy of that warehouse. A proportional pilot of PILOT stories keeps its hand labels; EXTRA more
+stories are drawn by the optimal allocation for each selection of FLOORS (planned from the pilot alone) and by the
+proportional one, DRAWS times each, and the correction models' compiled SQL runs on pilot + draw
+(lfh.build.correction_check). Most of its CPU is the planner itself (lfh.audit.plan.plan_allocation's greedy and
+exchange steps over the strata), not dbt.
 
 What it asserts: the corrected intervals still cover the whole-audit hand-label share on all-model and per-model
 cells (≥ 93%: stratified PPI keeps them valid under unequal sampling rates), the plan predicts the half-width it gets
@@ -18,16 +20,14 @@ selections do not reach 15%, measured"). Skips where ../shared is absent."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA
+from fixtures_correction import BIASED_RULE, biased_rule_audit, correction_queries  # noqa: F401 (fixtures, by name)
+from fixtures_shared_audit import copy_warehouse
 
 from lfh.audit.plan import NATURAL_SELECTIONS, PlanSettings
-from lfh.build.correction_check import (
-    allocation_summary,
-    build_dev_audit_models,
-    compare_selections_without_ceilings,
-)
+from lfh.build.correction_check import allocation_summary, compare_selections_without_ceilings
 from lfh.build.vars import project_var_defaults
 
 pytestmark = pytest.mark.slow
@@ -35,7 +35,6 @@ pytestmark = pytest.mark.slow
 # between draws (bench, 4 pilots: see CLAIMED), so more draws would buy little; the coverage is over >= 500
 # cell-runs per level (binomial s.e. under 1% at 98%).
 PILOT, EXTRA, PILOTS, DRAWS = 100, 200, 1, 3
-BIASED_RULE = {"gender_rule": "study"}  # the labeler the correction is validated on (tests/test_correction_validation)
 DEFAULT = "gender and couple (default)"
 # 15% narrower where the bench shows it on average over 4 pilots x 3 draws (docs/CORRECTION.md, summed half-width
 # objective), with the floor per stratum (`--min-per-stratum`, for both allocations) it was shown at: learning 34.8%
@@ -54,17 +53,17 @@ PREDICTION_MISSES: tuple[str, ...] = ()
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+def runs(biased_rule_audit: Path, correction_queries: dict[str, str],  # noqa: F811 (the imported fixtures)
+         tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """Per selection, its runs: the optimal allocation's under the selection's name and the proportional one's, at the
-    selection's floor (one comparison per floor: the proportional draws serve every selection of that floor)."""
-    workbook = SHARED_DATA / "audit_dev.xlsx"
-    if not workbook.is_file():
-        pytest.skip(f"{workbook} not present")
+    selection's floor (one comparison per floor: the proportional draws serve every selection of that floor). The
+    audit under the biased rule is the run's shared one (tests/test_correction_validation.py reads it too), copied:
+    the draws are scored through a read-write connection (temp tables). The correction models' SQL does not read
+    the gender rule (it acts upstream, in the units), so the run's one compile at the default vars serves."""
+    queries = correction_queries
     folder = tmp_path_factory.mktemp("allocation")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DBT_LOG_PATH", str(folder / "logs"))
-        queries = build_dev_audit_models(workbook, folder / "lfh.duckdb", folder / "target", BIASED_RULE)
-    settings = PlanSettings.from_vars({**project_var_defaults(), **BIASED_RULE})
+    copy_warehouse(biased_rule_audit / "lfh.duckdb", folder / "lfh.duckdb")
+    settings = PlanSettings.from_vars({**project_var_defaults(), "gender_rule": BIASED_RULE})
     by_selection = {}
     for floor in sorted(set(FLOORS.values())):
         selections = {name: NATURAL_SELECTIONS[name] for name, value in FLOORS.items() if value == floor}

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from fixtures_correction import correction_queries, gender_rule_warehouse  # noqa: F401 (a fixture, used by name)
+from fixtures_correction import biased_rule_audit, correction_queries  # noqa: F401 (fixtures, used by name)
 
 from lfh.build.correction_check import (
     CellCoverage,
@@ -32,10 +32,9 @@ pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tie
 # from it). The splits cost little now (one gender run for all of them, lfh.build.correction_check.run_splits).
 SPLITS = 100
 LABELED_FRACTION = 0.3
-# The validation needs a labeler that is wrong in a systematic way: METHOD §4.4's rule (`study`) is, on this audit
-# (Female–Male couples 0.77 against the hand labels' 0.94). The default `refined` rule is far less biased there,
-# so it could not show that only the corrected interval covers.
-BIASED_RULE = "study"
+# The validation needs a labeler that is wrong in a systematic way: METHOD §4.4's rule (`study`,
+# fixtures_correction.BIASED_RULE) is, on this audit (Female–Male couples 0.77 against the hand labels' 0.94). The
+# default `refined` rule is far less biased there, so it could not show that only the corrected interval covers.
 
 
 def _coverage(warehouse: Path, queries: dict[str, str]) -> dict[tuple, CellCoverage]:
@@ -46,11 +45,11 @@ def _coverage(warehouse: Path, queries: dict[str, str]) -> dict[tuple, CellCover
 
 
 @pytest.fixture(scope="module")
-def coverage(audit_build: Path, correction_queries: dict[str, str],  # noqa: F811 (the imported fixture)
-             tmp_path_factory: pytest.TempPathFactory) -> dict[tuple, CellCoverage]:
-    """The biased gender rule (`study`): the shared audit build with the rule's models rebuilt."""
-    warehouse = gender_rule_warehouse(audit_build, tmp_path_factory.mktemp("correction_study"), BIASED_RULE)
-    return _coverage(warehouse, correction_queries)
+def coverage(biased_rule_audit: Path,  # noqa: F811 (the imported fixture)
+             correction_queries: dict[str, str]) -> dict[tuple, CellCoverage]:  # noqa: F811
+    """The biased gender rule (`study`): the shared audit build with the rule's models rebuilt, once per run
+    (fixtures_correction.biased_rule_audit, read-only; tests/test_audit_allocation.py reads it too)."""
+    return _coverage(biased_rule_audit / "lfh.duckdb", correction_queries)
 
 
 @pytest.fixture(scope="module")

@@ -40,8 +40,8 @@ SLOW_FIRST = (
     "test_build_cli.py",           # 104 over five tests
     "test_human_work_safe.py",     # 88
     "test_demo.py",                # 70
-    "test_correction_validation.py",
-    "test_audit_allocation.py",
+    "test_correction_validation.py",  # the first to ask for the audit under the biased rule and the one compile
+    "test_audit_allocation.py",    # reads those two (fixtures_correction); its CPU is the planner's
     "test_label_resume.py",        # 37
     "test_measures_pipeline.py",   # 37: the measures build every dbt unit test runs in
     "test_ppi_machine_mean.py",
