@@ -689,14 +689,3 @@ def build_dev_audit(workbook: Path, warehouse: Path, dbt_vars: dict | None = Non
     _ingest_fresh(workbook, warehouse)
     run_dbt(["build", "--select", *CHECK_SELECTION], db_path=warehouse, dbt_vars=dbt_vars, capture=True)
     return warehouse
-
-
-def build_dev_audit_models(workbook: Path, warehouse: Path, target_path: Path,
-                           dbt_vars: dict | None = None) -> dict[str, str]:
-    """build_dev_audit at about 40% of its cost, for a check that needs the tables and not their tests: the seeds
-    and models of CHECK_SELECTION only (the data and unit tests run elsewhere: `lfh build`, the dbt unit tests),
-    and the correction models' queries from that build's own manifest in `target_path` (no second dbt command)."""
-    _ingest_fresh(workbook, warehouse)
-    run_dbt(["build", "--select", *CHECK_SELECTION, "--exclude", "resource_type:test", "resource_type:unit_test",
-             "--target-path", str(target_path)], db_path=warehouse, dbt_vars=dbt_vars, capture=True)
-    return correction_sql_from_manifest(target_path)
