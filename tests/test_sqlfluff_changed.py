@@ -1,9 +1,8 @@
 """sqlfluff over the models (tests/sqlfluff_changed.py). The developer loop's cache (`make check`): a model is linted
 again whenever its compiled SQL, its source, sqlfluff's configuration, the stand-ins, the script or a tool's version
 changed, and skipped only when that very input passed before. The stand-ins: the lint project replaces exactly the
-stood-in macro, the models that expand it are found through other macros too, and their real expansion is parsed.
-dbt and sqlfluff are stood in for in the fast tests; the slow one plants violations in a copy of a correction model
-and its macros and lints it for real, as `make test` does."""
+stood-in macro. dbt and sqlfluff are stood in for in the fast tests; the slow one plants violations in a copy of a
+correction model and its macros and lints it for real, as `make test` does."""
 
 from __future__ import annotations
 
@@ -76,9 +75,8 @@ def test_only_changed_or_failed_models_are_linted_again(tmp_path: Path, monkeypa
     linted: list[list[str]] = []
     failing = {"models/two.sql"}
 
-    def lint(files: list[str], root: Path, lint_root: Path | None = None, meanwhile: object = None
-             ) -> tuple[int, set[str]]:
-        assert root == tmp_path and lint_root is None and meanwhile is None  # no stand-ins in this project
+    def lint(files: list[str], root: Path, lint_root: Path | None = None) -> tuple[int, set[str]]:
+        assert root == tmp_path and lint_root is None  # no stand-ins in this project
         linted.append(sorted(files))
         return (1 if failing & set(files) else 0), set(files) - failing
 
@@ -134,42 +132,6 @@ def test_the_lint_project_replaces_exactly_the_stood_in_macro(tmp_path: Path) ->
         cache.stand_ins(tmp_path)
 
 
-def test_models_expanding_a_stood_in_macro_through_other_macros_are_found(tmp_path: Path) -> None:
-    def macro(name: str, *calls: str) -> dict[str, object]:
-        return {"name": name, "depends_on": {"macros": [f"macro.demo.{call}" for call in calls]}}
-
-    def model(path: str, *calls: str) -> dict[str, object]:
-        return {"resource_type": "model", "original_file_path": path,
-                "depends_on": {"macros": [f"macro.demo.{call}" for call in calls]}}
-
-    manifest = {"metadata": {"project_name": "demo"},
-                "macros": {"macro.demo.big": macro("big", "helper"), "macro.demo.helper": macro("helper"),
-                           "macro.demo.bigger": macro("bigger", "big"),
-                           "macro.demo.biggest": macro("biggest", "bigger")},
-                "nodes": {"model.demo.a": model("models/a.sql", "big"),
-                          "model.demo.b": model("models/b.sql", "biggest"),
-                          "model.demo.c": model("models/c.sql", "helper"), "model.demo.d": model("models/d.sql"),
-                          "test.demo.t": {"resource_type": "test", "original_file_path": "models/x.yml",
-                                          "depends_on": {"macros": ["macro.demo.big"]}}}}
-    path = tmp_path / "manifest.json"
-    path.write_text(json.dumps(manifest))
-    assert cache.stood_in_models(path, {"big"}) == {"models/a.sql", "models/b.sql"}
-    assert cache.stood_in_models(path, set()) == set()
-
-
-def test_the_real_expansion_is_parsed_and_its_parse_errors_reported(tmp_path: Path) -> None:
-    (tmp_path / ".sqlfluff").write_text("[sqlfluff]\ndialect = duckdb\n")
-    compiled = tmp_path / "compiled"
-    compiled.mkdir()
-    (compiled / "good.sql").write_text("select a, b from t\n")
-    (compiled / "bad.sql").write_text("select a,\n    b,, c from t\n")
-    errors, clean = cache.parse_compiled(["models/good.sql", "models/bad.sql", "models/none.sql"], compiled, tmp_path)
-    assert clean == {"models/good.sql"}
-    assert errors["models/bad.sql"][0].startswith("models/bad.sql:2:7: PRS ")
-    assert "compiled/bad.sql" in errors["models/bad.sql"][0]
-    assert "no SQL" in errors["models/none.sql"][0]
-
-
 CORRECTION_MODEL = "models/intermediate/correction/int_gender_shares_corrected.sql"
 
 
@@ -177,8 +139,10 @@ CORRECTION_MODEL = "models/intermediate/correction/int_gender_shares_corrected.s
 def test_a_correction_model_reports_what_the_full_lint_reported(tmp_path: Path) -> None:
     """A copy of the project with violations planted: (a) an upper-case keyword in the model's own text, reported
     by the full lint (line 13, CP01); (b) one in the stood-in macro's expansion, which the full lint did not report
-    (a templated region); (c) a parse error in that expansion, which it did (PRS at the macro call). What the full
-    lint reported was measured on sqlfluff 4.4.0 by linting such copies the old way (/work/team/notes/lint22.md)."""
+    (a templated region); (c) a stray comma in that expansion: the full lint reported sqlfluff's parse error there,
+    this lint does not parse expansions (the engines that run them judge them: tests/sqlfluff_changed.py), so
+    only (a) is reported. What the full lint reported was measured on sqlfluff 4.4.0 by linting such copies the old
+    way (/work/team/notes/lint22.md)."""
     project = tmp_path / "project"
     project.mkdir()
     for name in ("models", "macros", "seeds", "tests/dbt", cache.STAND_INS):
@@ -204,8 +168,6 @@ def test_a_correction_model_reports_what_the_full_lint_reported(tmp_path: Path) 
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert f"{CORRECTION_MODEL}:13:5: CP01" in output  # (a)
-    parse_errors = [line for line in output.splitlines() if line.startswith(CORRECTION_MODEL) and " PRS " in line]
-    assert parse_errors and "compiled SQL" in parse_errors[0], output  # (c)
     reported = [line for line in output.splitlines() if line.startswith(CORRECTION_MODEL)]
-    assert len(reported) == 2, output  # (b) not reported, as before
+    assert len(reported) == 1, output  # (b) not reported, as before; (c) left to the engines
     assert not json.loads((project / "target" / "sqlfluff-passed.json").read_text())  # nothing passed
