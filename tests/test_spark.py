@@ -143,6 +143,11 @@ def _build_and_publish(monkeypatch: pytest.MonkeyPatch, root: Path, parquet_dir:
     monkeypatch.setenv("LFH_DB", str(root / "lfh.duckdb"))
     monkeypatch.setenv("LFH_SPARK_DIR", str(root / "spark"))
     monkeypatch.setenv("LFH_SPARK_DRIVER_MEMORY", "1g")
+    # each of the build's few hundred statements runs once on a few rows: generating and compiling Java for it
+    # (Spark's codegen), and the JIT's optimising compiler (C2), cost more CPU than they save (docs/SCALE_OUT.md,
+    # "Spark in the tests")
+    monkeypatch.setenv("LFH_SPARK_CODEGEN", "false")
+    monkeypatch.setenv("LFH_SPARK_JAVA_OPTIONS", "-XX:TieredStopAtLevel=1")
     monkeypatch.setenv("DBT_TARGET_PATH", str(root / "target"))
     runner = CliRunner()
     # DuckDB runs every seed, model and data test on this corpus (its unit tests do not depend on the corpus: they
