@@ -93,14 +93,17 @@
     y - lam f can be formed for any lam afterwards and sums of cells can be pooled by adding them:
       unlabeled_n, unlabeled_sum_a, unlabeled_sum_b, unlabeled_sum_aa, unlabeled_sum_bb, unlabeled_sum_ab
       labeled_n, labeled_sum_{fa, fb, ya, yb}, labeled_sum_{fafa, fbfb, fafb, yaya, ybyb, yayb, yafa, ybfb, yafb, fayb} -#}
-{% macro ppi_ratio_sums(f_a, f_b, y_a, y_b, is_labeled, unit_count) -%}
-    {%- set w = "cast(" ~ unit_count ~ " as double)" -%}
+{% macro ppi_ratio_sums(f_a, f_b, y_a, y_b, is_labeled, unit_count, unit_weight=none) -%}
+    {#- unit_weight: a double column equal to unit_count, given when f_a, f_b, y_a, y_b are double columns too: the
+        sums then read them as they are instead of casting each factor of every product -#}
+    {%- set doubles = unit_weight is not none -%}
+    {%- set w = unit_weight if doubles else "cast(" ~ unit_count ~ " as double)" -%}
     {%- set u = "case when not (" ~ is_labeled ~ ") then " ~ w ~ " * " -%}
     {%- set l = "case when " ~ is_labeled ~ " then " ~ w ~ " * " -%}
-    {%- set fa = "cast(" ~ f_a ~ " as double)" -%}
-    {%- set fb = "cast(" ~ f_b ~ " as double)" -%}
-    {%- set ya = "cast(" ~ y_a ~ " as double)" -%}
-    {%- set yb = "cast(" ~ y_b ~ " as double)" -%}
+    {%- set fa = f_a if doubles else "cast(" ~ f_a ~ " as double)" -%}
+    {%- set fb = f_b if doubles else "cast(" ~ f_b ~ " as double)" -%}
+    {%- set ya = y_a if doubles else "cast(" ~ y_a ~ " as double)" -%}
+    {%- set yb = y_b if doubles else "cast(" ~ y_b ~ " as double)" -%}
     cast(sum(case when not ({{ is_labeled }}) then {{ unit_count }} else 0 end) as bigint) as unlabeled_n,
     cast(coalesce(sum({{ u }}{{ fa }} end), 0) as double) as unlabeled_sum_a,
     cast(coalesce(sum({{ u }}{{ fb }} end), 0) as double) as unlabeled_sum_b,
@@ -155,14 +158,23 @@
         labeled_sum_yb,
         {%- if interval %}
         {{ ppi_interval_lower('raw_share', 'corrected_share', 'share_variance', 'interval_hand_n', 'labeled_sum_yb',
-                              'labeled_sum_ya') }} as corrected_share_ci_lower,
+                              'labeled_sum_ya', hull='interval_hull_lower') }} as corrected_share_ci_lower,
         {{ ppi_interval_upper('raw_share', 'corrected_share', 'share_variance', 'interval_hand_n', 'labeled_sum_yb',
-                              'labeled_sum_ya') }} as corrected_share_ci_upper
+                              'labeled_sum_ya', hull='interval_hull_upper') }} as corrected_share_ci_upper
         {%- else %}
         cast(null as double) as corrected_share_ci_lower,
         cast(null as double) as corrected_share_ci_upper
         {%- endif %}
     from (
+    {%- if interval %}
+    select
+        *,
+        {{ ppi_interval_hull_lower('raw_share', 'corrected_share', 'share_variance', 'interval_hand_n') }}
+            as interval_hull_lower,
+        {{ ppi_interval_hull_upper('raw_share', 'corrected_share', 'share_variance', 'interval_hand_n') }}
+            as interval_hull_upper
+    from (
+    {%- endif %}
     select
         *,
         {{ clamp_unit_interval('raw_share') }} as corrected_share,
@@ -189,25 +201,26 @@
                 labeled_sum_yb,
                 {{ ppi_mean('unlabeled_n', 'unlabeled_sum_a', 'labeled_n', 'rectifier_sum_a', 'lam') }} as ppi_mean_a,
                 {{ ppi_mean('unlabeled_n', 'unlabeled_sum_b', 'labeled_n', 'rectifier_sum_b', 'lam') }} as ppi_mean_b,
-                {{ ppi_covariance('unlabeled_n',
-                    covariance_from_sums('unlabeled_sum_aa', 'unlabeled_sum_a', 'unlabeled_sum_a', 'unlabeled_n'),
-                    'labeled_n',
-                    covariance_from_sums('rectifier_sum_aa', 'rectifier_sum_a', 'rectifier_sum_a', 'labeled_n'),
-                    'lam') }} as variance_a,
-                {{ ppi_covariance('unlabeled_n',
-                    covariance_from_sums('unlabeled_sum_bb', 'unlabeled_sum_b', 'unlabeled_sum_b', 'unlabeled_n'),
-                    'labeled_n',
-                    covariance_from_sums('rectifier_sum_bb', 'rectifier_sum_b', 'rectifier_sum_b', 'labeled_n'),
-                    'lam') }} as variance_b,
-                {{ ppi_covariance('unlabeled_n',
-                    covariance_from_sums('unlabeled_sum_ab', 'unlabeled_sum_a', 'unlabeled_sum_b', 'unlabeled_n'),
-                    'labeled_n',
-                    covariance_from_sums('rectifier_sum_ab', 'rectifier_sum_a', 'rectifier_sum_b', 'labeled_n'),
-                    'lam') }} as covariance_ab,
+                {%- for name in ['a', 'b', 'ab'] %}
+                {{ ppi_covariance('unlabeled_n', 'unlabeled_covariance_' ~ (name * 2 if name != 'ab' else name),
+                                  'labeled_n', 'rectifier_covariance_' ~ (name * 2 if name != 'ab' else name), 'lam') }}
+                    as {{ 'covariance_ab' if name == 'ab' else 'variance_' ~ name }},
+                {%- endfor %}
                 {%- for name, first, second in [('a', 'a', 'a'), ('b', 'b', 'b'), ('ab', 'a', 'b')] %}
-                {{ covariance_from_sums('rectifier_sum_' ~ first ~ second, 'rectifier_sum_' ~ first,
-                                        'rectifier_sum_' ~ second, 'labeled_n') }} / cast(labeled_n as double)
+                rectifier_covariance_{{ first ~ second }} / cast(labeled_n as double)
                     as rectifier_{{ 'co' if name == 'ab' else '' }}variance_{{ name }}{% if not loop.last %},{% endif %}
+                {%- endfor %}
+            from (
+            -- the unlabeled f's and the rectifier's (co)variances, each a named column
+            select
+                *,
+                {%- for source, n in [('unlabeled', 'unlabeled_n'), ('rectifier', 'labeled_n')] %}
+                {%- set outer = loop %}
+                {%- for first, second in [('a', 'a'), ('b', 'b'), ('a', 'b')] %}
+                {{ covariance_from_sums(source ~ '_sum_' ~ first ~ second, source ~ '_sum_' ~ first,
+                                        source ~ '_sum_' ~ second, n) }}
+                    as {{ source }}_covariance_{{ first ~ second }}{% if not (loop.last and outer.last) %},{% endif %}
+                {%- endfor %}
                 {%- endfor %}
             from (
                 select
@@ -232,38 +245,43 @@
                         as rectifier_sum_ab
                 from {{ relation }}
             ) as rectified
+            ) as moments
         ) as means
     ) as ratios
     ) as projected
+    {%- if interval %}
+    ) as hulls
+    {%- endif %}
 {%- endmacro %}
 
 {#- Which hand labels correct a cell (docs/CORRECTION.md): the cell's own when it has at least
     var ppi_cell_min_hand_labeled of them, else the pool's (the same cell summed over every model: the
     assumption is that the labeler's errors, E[y - f], are the same for every model in the pool). A cell whose
     units are all hand-labeled (no unlabeled unit) is its own hand-label estimate: lam = 0, its own labels.
-    Emits, from a cell alias and a pool alias with ppi_ratio_sums() columns: rectifier_source ('cell' |
+    Emits, from the ppi_ratio_sums() columns of the cell and of the pool, named with the prefixes `cell` and `pool`
+    (e.g. 'cells.' and 'pools.' for two aliases, 'cell_' and 'pool_' for prefixed columns of one row): rectifier_source ('cell' |
     'pooled' | null), lam, the cell's unlabeled sums, the cell's own hand-labeled units in the subset and in the
     category (cell_labeled_sum_yb, cell_labeled_sum_ya: the interval keeps the shares they cannot rule out,
     ppi_interval_widen_*), and labeled_n / labeled_sum_* of the chosen source.
     No corrected value (labeled_n of the source below var ppi_min_hand_labeled) is decided by the caller. -#}
 {% macro ppi_cell_or_pool_columns(cell, pool) -%}
-    {%- set use_cell = "(" ~ cell ~ ".unlabeled_n = 0 or " ~ cell ~ ".labeled_n >= " ~ var('ppi_cell_min_hand_labeled') ~ ")" -%}
+    {%- set use_cell = "(" ~ cell ~ "unlabeled_n = 0 or " ~ cell ~ "labeled_n >= " ~ var('ppi_cell_min_hand_labeled') ~ ")" -%}
     case
-        when {{ cell }}.labeled_n > 0 and {{ use_cell }} then 'cell'
-        when coalesce({{ pool }}.labeled_n, 0) > 0 then 'pooled'
+        when {{ cell }}labeled_n > 0 and {{ use_cell }} then 'cell'
+        when coalesce({{ pool }}labeled_n, 0) > 0 then 'pooled'
     end as rectifier_source,
-    cast(case when {{ cell }}.unlabeled_n = 0 then 0 else {{ var('ppi_lambda') }} end as double) as lam,
-    {{ cell }}.unlabeled_n,
-    {{ cell }}.unlabeled_sum_a,
-    {{ cell }}.unlabeled_sum_b,
-    {{ cell }}.unlabeled_sum_aa,
-    {{ cell }}.unlabeled_sum_bb,
-    {{ cell }}.unlabeled_sum_ab,
-    cast({{ cell }}.labeled_sum_ya as double) as cell_labeled_sum_ya,
-    cast({{ cell }}.labeled_sum_yb as double) as cell_labeled_sum_yb,
-    cast(case when {{ use_cell }} then {{ cell }}.labeled_n else coalesce({{ pool }}.labeled_n, 0) end as bigint) as labeled_n,
+    cast(case when {{ cell }}unlabeled_n = 0 then 0 else {{ var('ppi_lambda') }} end as double) as lam,
+    {{ cell }}unlabeled_n as unlabeled_n,
+    {{ cell }}unlabeled_sum_a as unlabeled_sum_a,
+    {{ cell }}unlabeled_sum_b as unlabeled_sum_b,
+    {{ cell }}unlabeled_sum_aa as unlabeled_sum_aa,
+    {{ cell }}unlabeled_sum_bb as unlabeled_sum_bb,
+    {{ cell }}unlabeled_sum_ab as unlabeled_sum_ab,
+    cast({{ cell }}labeled_sum_ya as double) as cell_labeled_sum_ya,
+    cast({{ cell }}labeled_sum_yb as double) as cell_labeled_sum_yb,
+    cast(case when {{ use_cell }} then {{ cell }}labeled_n else coalesce({{ pool }}labeled_n, 0) end as bigint) as labeled_n,
     {%- for name in ['fa', 'fb', 'ya', 'yb', 'fafa', 'fbfb', 'fafb', 'yaya', 'ybyb', 'yayb', 'yafa', 'ybfb', 'yafb', 'fayb'] %}
-    cast(case when {{ use_cell }} then {{ cell }}.labeled_sum_{{ name }} else coalesce({{ pool }}.labeled_sum_{{ name }}, 0) end
+    cast(case when {{ use_cell }} then {{ cell }}labeled_sum_{{ name }} else coalesce({{ pool }}labeled_sum_{{ name }}, 0) end
         as double) as labeled_sum_{{ name }}{% if not loop.last %},{% endif %}
     {%- endfor %}
 {%- endmacro %}
@@ -317,13 +335,10 @@
     ) as estimates
 {%- endmacro %}
 
-{#- The per-model cells and the 'All' cells of ppi_corrected_shares, with the ppi_ratio_sums() columns: a query. -#}
+{#- The per-model cells of ppi_corrected_shares, with the ppi_ratio_sums() columns: a query. (The 'All' cells are
+    their own pools: ppi_pool_sums' rows of model = var all_models_label.) -#}
 {% macro ppi_cell_sums(indicators, cell_keys, stratum_keys=[]) -%}
     {{ ppi_stratified_sums(indicators, ['model'] + cell_keys, stratum_keys) }}
-    union all
-    select cast('{{ var('all_models_label') }}' as string) as model, {{ cell_keys | join(', ') }},
-        {{ ppi_ratio_sum_columns() | join(', ') }}
-    from ({{ ppi_stratified_sums(indicators, cell_keys, ['model'] + stratum_keys) }}) as all_model_cells
 {%- endmacro %}
 
 {#- The pools of ppi_corrected_shares (the cell keys over every model, each model a stratum): a query, one row per
@@ -342,22 +357,35 @@
     through ppi_ratio_select. A query with ppi_ratio_select's columns, rectifier_source and the cell's own hand
     counts in the subset and the category (cell_labeled_sum_yb, cell_labeled_sum_ya). -#}
 {% macro ppi_switch_estimates(indicators, cell_keys, stratum_keys=[]) -%}
+    {%- set is_all = "pools.model = '" ~ var('all_models_label') ~ "'" -%}
     {%- set chosen -%}
         (
             select
-                cells.model,
+                model,
                 {%- for key in cell_keys %}
-                cells.{{ key }},
+                {{ key }},
                 {%- endfor %}
-                {{ ppi_cell_or_pool_columns('cells', 'pools') }}
+                {{ ppi_cell_or_pool_columns('cell_', 'pool_') }}
             from (
-                {{ ppi_cell_sums(indicators, cell_keys, stratum_keys) }}
-            ) as cells
-            left join (
-                {{ ppi_pool_sums(indicators, cell_keys, stratum_keys) }}
-            ) as pools
-                on cells.model = pools.model and {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
-            where pools.labeled_n > 0
+                -- each pool beside its cell: the per-model cell's sums, or for the 'All' cell (its own pool) the pool's
+                select
+                    pools.model,
+                    {%- for key in cell_keys %}
+                    pools.{{ key }},
+                    {%- endfor %}
+                    {%- for column in ppi_ratio_sum_columns() %}
+                    case when {{ is_all }} then pools.{{ column }} else cells.{{ column }} end as cell_{{ column }},
+                    pools.{{ column }} as pool_{{ column }}{% if not loop.last %},{% endif %}
+                    {%- endfor %}
+                from (
+                    {{ ppi_pool_sums(indicators, cell_keys, stratum_keys) }}
+                ) as pools
+                left join (
+                    {{ ppi_cell_sums(indicators, cell_keys, stratum_keys) }}
+                ) as cells
+                    on pools.model = cells.model and {{ ppi_join_on_keys('pools', 'cells', cell_keys) }}
+                where pools.labeled_n > 0 and ({{ is_all }} or cells.model is not null)
+            ) as paired
         ) as chosen
     {%- endset -%}
     {{ ppi_ratio_select(chosen, ['model'] + cell_keys + ['rectifier_source', 'cell_labeled_sum_ya',

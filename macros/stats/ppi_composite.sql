@@ -55,15 +55,17 @@
 {%- endmacro %}
 
 {#- The composite rectifier's variance (MSE) on the share scale, without the f-term:
-    (1 - B) V_c + B^2 (V_P + tau2 sum_w2), with (1 - B) V_c = sigma2 tau2 / (sigma2 + n tau2) (tau2 at n = 0). -#}
-{% macro ppi_composite_rectifier_variance(sigma2, tau2, n, pool_variance, sum_w2) -%}
+    (1 - B) V_c + B^2 (V_P + tau2 sum_w2), with (1 - B) V_c = sigma2 tau2 / (sigma2 + n tau2) (tau2 at n = 0).
+    weight: a column already holding B (ppi_composite_weight of the same arguments), read instead of inlining it. -#}
+{% macro ppi_composite_rectifier_variance(sigma2, tau2, n, pool_variance, sum_w2, weight=none) -%}
+    {%- set b = weight if weight is not none else ppi_composite_weight(sigma2, tau2, n) -%}
     (case
         when cast({{ n }} as double) <= 0 or {{ sigma2 }} is null then {{ tau2 }}
         when {{ sigma2 }} + cast({{ n }} as double) * {{ tau2 }} > 0
             then {{ sigma2 }} * {{ tau2 }} / ({{ sigma2 }} + cast({{ n }} as double) * {{ tau2 }})
         else cast(0 as double)
     end
-    + {{ ppi_composite_weight(sigma2, tau2, n) }} * {{ ppi_composite_weight(sigma2, tau2, n) }}
+    + {{ b }} * {{ b }}
       * (cast({{ pool_variance }} as double) + {{ tau2 }} * cast({{ sum_w2 }} as double)))
 {%- endmacro %}
 
@@ -83,57 +85,45 @@
                                              machine_mean='unlabeled') -%}
     {#- Two candidate rectifiers per cell: its own hand labels ('cell': every cell with some; 'All' cells and cells
         without an unlabeled unit use only these) and every model's ('pooled': a per-model cell with unlabeled units).
-        One join of cells and pools, crossed with the two sources, not two copies of it: the compiled SQL stays small
-        enough for sqlfluff's parser. -#}
+        One join of pools and cells, crossed with the two sources: the 'All' cell is its own pool (its row of pools,
+        which has no row in cells), so the pools are read once and no union is needed. -#}
+    {%- set is_all = "pools.model = " ~ all_label -%}
     {%- set candidates -%}
         (
             select
-                cells.model,
+                pools.model,
                 {%- for key in cell_keys %}
-                cells.{{ key }},
+                pools.{{ key }},
                 {%- endfor %}
                 sources.rectifier_source,
-                cast(cells.labeled_n as bigint) as cell_labeled_n,
-                cast(cells.labeled_sum_ya as double) as cell_labeled_sum_ya,
-                cast(cells.labeled_sum_yb as double) as cell_labeled_sum_yb,
-                cast(case when sources.rectifier_source = 'cell' and cells.unlabeled_n = 0 then 0
+                {%- for column, own in [('cell_labeled_n', 'labeled_n'), ('cell_labeled_sum_ya', 'labeled_sum_ya'),
+                                        ('cell_labeled_sum_yb', 'labeled_sum_yb')] %}
+                case when {{ is_all }} then pools.{{ own }} else cells.{{ own }} end as {{ column }},
+                {%- endfor %}
+                cast(case when sources.rectifier_source = 'cell'
+                               and (case when {{ is_all }} then pools.unlabeled_n else cells.unlabeled_n end) = 0 then 0
                           else {{ var('ppi_lambda') }} end as double) as lam,
                 {%- for column in sum_columns %}
                 {%- if column.startswith('unlabeled') %}
-                cells.{{ column }},
+                case when {{ is_all }} then pools.{{ column }} else cells.{{ column }} end as {{ column }},
                 {%- else %}
-                case when sources.rectifier_source = 'cell' then cells.{{ column }} else pools.{{ column }} end
-                    as {{ column }}{% if not loop.last %},{% endif %}
+                case when sources.rectifier_source = 'cell' and not ({{ is_all }}) then cells.{{ column }}
+                    else pools.{{ column }} end as {{ column }}{% if not loop.last %},{% endif %}
                 {%- endif %}
                 {%- endfor %}
-            from ({{ cells }}) as cells
-            inner join ({{ pools }}) as pools
-                on cells.model = pools.model and {{ ppi_join_on_keys('cells', 'pools', cell_keys) }}
+            from ({{ pools }}) as pools
+            left join ({{ cells }}) as cells
+                on pools.model = cells.model and {{ ppi_join_on_keys('pools', 'cells', cell_keys) }}
             cross join (
                 select cast('cell' as string) as rectifier_source
                 union all
                 select cast('pooled' as string) as rectifier_source
             ) as sources
             where pools.labeled_n > 0
-                and ((sources.rectifier_source = 'cell' and cells.labeled_n > 0)
-                     or (sources.rectifier_source = 'pooled' and cells.unlabeled_n > 0))
-            union all
-            -- the 'All' cell: its own pool, its own hand labels
-            select
-                cast({{ all_label }} as string) as model,
-                {%- for key in cell_keys %}
-                pools.{{ key }},
-                {%- endfor %}
-                cast('cell' as string) as rectifier_source,
-                cast(pools.labeled_n as bigint) as cell_labeled_n,
-                cast(pools.labeled_sum_ya as double) as cell_labeled_sum_ya,
-                cast(pools.labeled_sum_yb as double) as cell_labeled_sum_yb,
-                cast(case when pools.unlabeled_n = 0 then 0 else {{ var('ppi_lambda') }} end as double) as lam,
-                {%- for column in sum_columns %}
-                pools.{{ column }}{% if not loop.last %},{% endif %}
-                {%- endfor %}
-            from ({{ pools }}) as pools
-            where pools.labeled_n > 0 and pools.model = {{ all_label }}
+                and (({{ is_all }} and sources.rectifier_source = 'cell')
+                     or (not ({{ is_all }})
+                         and ((sources.rectifier_source = 'cell' and cells.labeled_n > 0)
+                              or (sources.rectifier_source = 'pooled' and cells.unlabeled_n > 0))))
         ) as candidates
     {%- endset -%}
     {%- set carried = ['lam', 'labeled_n', 'raw_share', 'corrected_share', 'corrected_share_variance',
@@ -146,30 +136,48 @@
                                  ' / cast(sum(k_n) - count(k_n) as double) end',
         'between_model_sum_squares': '(sum(k_s * k_s / k_n) - sum(k_s) * sum(k_s) / sum(k_n))',
         'pool_n_spread': '(sum(k_n) - sum(k_n * k_n) / sum(k_n))'} -%}
-    {#- tau2: the upper confidence value of the between-model variance, from those aggregates -#}
+    {#- tau2: the upper confidence value of the between-model variance, from those aggregates (named columns) -#}
     {%- set tau2 -%}
-        case when {{ moments['pool_models'] }} >= 2 and {{ moments['pool_n_spread'] }} > 0
-                  and {{ moments['within_model_variance'] }} is not null then
-            greatest(cast(0 as double), ({{ moments['pool_models'] }} - 1)
-                * ({{ moments['between_model_sum_squares'] }}
-                   / {{ chi_square_lower_quantile(moments['pool_models'] ~ ' - 1', var('ppi_composite_tau2_z')) }}
-                   - {{ moments['within_model_variance'] }}) / {{ moments['pool_n_spread'] }})
+        case when pool_models >= 2 and pool_n_spread > 0 and within_model_variance is not null then
+            greatest(cast(0 as double), (pool_models - 1)
+                * (between_model_sum_squares
+                   / {{ chi_square_lower_quantile('pool_models - 1', var('ppi_composite_tau2_z')) }}
+                   - within_model_variance) / pool_n_spread)
         else cast(0 as double) end
     {%- endset -%}
     {%- set weight = ppi_composite_weight('within_model_variance', 'between_model_variance',
                                           'coalesce(cell_labeled_n, 0)') -%}
     {#- the estimate and the hand counts its interval rests on: the composite's (the pool's counts) or the cell's
-        own -#}
-    {%- set chosen = {} -%}
-    {%- for name, composite, own in [
-            ('raw_share', 'composite_raw_share', 'own_raw_share'),
-            ('share', clamp_unit_interval('composite_raw_share'), 'own_corrected_share'),
-            ('variance', 'composite_variance', 'own_corrected_share_variance'),
-            ('hand_n', 'pool_interval_hand_n', 'own_interval_hand_n'),
-            ('hand_subset_n', 'pool_labeled_sum_yb', 'own_labeled_sum_yb'),
-            ('hand_category_n', 'pool_labeled_sum_ya', 'own_labeled_sum_ya')] -%}
-        {%- do chosen.update({name: '(case when has_pool = 1 then ' ~ composite ~ ' else ' ~ own ~ ' end)'}) -%}
-    {%- endfor -%}
+        own; each a named column, so that the interval's formulas read a column name -#}
+    select
+        model,
+        {%- for key in cell_keys %}
+        {{ key }},
+        {%- endfor %}
+        rectifier_source,
+        lam,
+        unlabeled_n,
+        labeled_n,
+        cell_labeled_sum_ya,
+        cell_labeled_sum_yb,
+        pool_weight,
+        between_model_variance,
+        corrected_share,
+        corrected_share_variance,
+        {%- for bound in ['lower', 'upper'] %}
+        {{ context['ppi_interval_' ~ bound]('chosen_raw_share', 'corrected_share', 'corrected_share_variance',
+                                            'chosen_hand_n', 'chosen_hand_subset_n', 'chosen_hand_category_n',
+                                            hull='interval_hull_' ~ bound) }}
+            as corrected_share_ci_{{ bound }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
+    from (
+    select
+        *,
+        {{ ppi_interval_hull_lower('chosen_raw_share', 'corrected_share', 'corrected_share_variance',
+                                   'chosen_hand_n') }} as interval_hull_lower,
+        {{ ppi_interval_hull_upper('chosen_raw_share', 'corrected_share', 'corrected_share_variance',
+                                   'chosen_hand_n') }} as interval_hull_upper
+    from (
     select
         model,
         {%- for key in cell_keys %}
@@ -183,23 +191,33 @@
         cell_labeled_sum_yb,
         case when has_pool = 1 then pool_weight end as pool_weight,
         case when has_pool = 1 then between_model_variance end as between_model_variance,
-        {{ chosen['share'] }} as corrected_share,
-        {{ chosen['variance'] }} as corrected_share_variance,
-        {{ ppi_interval_lower(chosen['raw_share'], chosen['share'], chosen['variance'], chosen['hand_n'],
-                              chosen['hand_subset_n'], chosen['hand_category_n']) }} as corrected_share_ci_lower,
-        {{ ppi_interval_upper(chosen['raw_share'], chosen['share'], chosen['variance'], chosen['hand_n'],
-                              chosen['hand_subset_n'], chosen['hand_category_n']) }} as corrected_share_ci_upper
+        {%- for column, composite, own in [
+                ('corrected_share', clamp_unit_interval('composite_raw_share'), 'own_corrected_share'),
+                ('corrected_share_variance', 'composite_variance', 'own_corrected_share_variance'),
+                ('chosen_raw_share', 'composite_raw_share', 'own_raw_share'),
+                ('chosen_hand_n', 'pool_interval_hand_n', 'own_interval_hand_n'),
+                ('chosen_hand_subset_n', 'pool_labeled_sum_yb', 'own_labeled_sum_yb'),
+                ('chosen_hand_category_n', 'pool_labeled_sum_ya', 'own_labeled_sum_ya')] %}
+        case when has_pool = 1 then {{ composite }} else {{ own }} end as {{ column }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
     from (
         select
             *,
-            {{ weight }} as pool_weight,
             case when pool_raw_share is not null
-                then (1 - {{ weight }}) * coalesce(own_raw_share, pool_raw_share) + {{ weight }} * pool_raw_share
+                then (1 - pool_weight) * coalesce(own_raw_share, pool_raw_share) + pool_weight * pool_raw_share
             end as composite_raw_share,
             pool_corrected_share_variance - pool_rectifier_share_variance
             + {{ ppi_composite_rectifier_variance('within_model_variance', 'between_model_variance',
                                                   'coalesce(cell_labeled_n, 0)', 'pool_rectifier_share_variance',
-                                                  'pool_weight_squares') }} as composite_variance
+                                                  'pool_weight_squares', weight='pool_weight') }} as composite_variance
+        from (
+        select
+            *,
+            {{ weight }} as pool_weight
+        from (
+        select
+            *,
+            {{ tau2 }} as between_model_variance
         from (
             -- per cell: its own and its pooled estimate side by side, and the pool's models' linearised
             -- rectifiers summed over the models k (joined to the pooled row only)
@@ -217,8 +235,9 @@
                 max(case when rectifier_source = 'cell' then {{ column }} end) as own_{{ column }},
                 max(case when rectifier_source = 'pooled' then {{ column }} end) as pool_{{ column }},
                 {%- endfor %}
-                {{ moments['within_model_variance'] }} as within_model_variance,
-                {{ tau2 }} as between_model_variance,
+                {%- for name, aggregate in moments.items() %}
+                {{ aggregate }} as {{ name }},
+                {%- endfor %}
                 sum(k_n * k_n) / (sum(k_n) * sum(k_n)) as pool_weight_squares
             from (
                 select
@@ -241,5 +260,9 @@
             ) as joined
             group by model, {{ keys }}
         ) as pooled
+        ) as tau2
+        ) as weighted
     ) as composite
+    ) as chosen
+    ) as hulls
 {%- endmacro %}

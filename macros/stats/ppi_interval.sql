@@ -38,22 +38,35 @@
     (cast({{ variance }} as double) < 1e-12 or cast({{ share }} as double) <= 0 or cast({{ share }} as double) >= 1)
 {%- endmacro %}
 
-{% macro ppi_interval_lower(raw_share, share, variance, hand_n, hand_subset_n, hand_category_n, z=none) -%}
+{#- Parts 1 and 2: the hull of the clamped normal interval and, where the variance degenerates, the Wilson interval
+    of the projected share on hand_n units; ppi_interval_lower / _upper widen it by part 3. A caller that computes it
+    as a named column in a nested select passes that column as their `hull` (the expression is long: inlining it
+    in every formula that reads it multiplies the compiled SQL). -#}
+{% macro ppi_interval_hull_lower(raw_share, share, variance, hand_n, z=none) -%}
+    least(least(cast(1 as double), {{ normal_interval_lower(raw_share, variance, z) }}), case when
+        {{- ' ' ~ ppi_interval_is_degenerate(share, variance) }} then coalesce(
+        {{- wilson_lower(share ~ ' * cast(' ~ hand_n ~ ' as double)', hand_n, z) }}, cast(0 as double)) end)
+{%- endmacro %}
+
+{% macro ppi_interval_hull_upper(raw_share, share, variance, hand_n, z=none) -%}
+    greatest(greatest(cast(0 as double), {{ normal_interval_upper(raw_share, variance, z) }}), case when
+        {{- ' ' ~ ppi_interval_is_degenerate(share, variance) }} then coalesce(
+        {{- wilson_upper(share ~ ' * cast(' ~ hand_n ~ ' as double)', hand_n, z) }}, cast(1 as double)) end)
+{%- endmacro %}
+
+{#- hull: a column holding ppi_interval_hull_lower (_upper) of the same arguments, read instead of inlining it. -#}
+{% macro ppi_interval_lower(raw_share, share, variance, hand_n, hand_subset_n, hand_category_n, z=none, hull=none) -%}
     case when {{ share }} is not null and {{ variance }} is not null then
         {{ ppi_interval_widen_lower(
-            "least(least(cast(1 as double), " ~ normal_interval_lower(raw_share, variance, z) ~ "), case when "
-            ~ ppi_interval_is_degenerate(share, variance) ~ " then coalesce("
-            ~ wilson_lower(share ~ ' * cast(' ~ hand_n ~ ' as double)', hand_n, z) ~ ", cast(0 as double)) end)",
+            hull if hull is not none else ppi_interval_hull_lower(raw_share, share, variance, hand_n, z),
             hand_n, hand_category_n, z=z, subset_n=hand_subset_n) }}
     end
 {%- endmacro %}
 
-{% macro ppi_interval_upper(raw_share, share, variance, hand_n, hand_subset_n, hand_category_n, z=none) -%}
+{% macro ppi_interval_upper(raw_share, share, variance, hand_n, hand_subset_n, hand_category_n, z=none, hull=none) -%}
     case when {{ share }} is not null and {{ variance }} is not null then
         {{ ppi_interval_widen_upper(
-            "greatest(greatest(cast(0 as double), " ~ normal_interval_upper(raw_share, variance, z) ~ "), case when "
-            ~ ppi_interval_is_degenerate(share, variance) ~ " then coalesce("
-            ~ wilson_upper(share ~ ' * cast(' ~ hand_n ~ ' as double)', hand_n, z) ~ ", cast(1 as double)) end)",
+            hull if hull is not none else ppi_interval_hull_upper(raw_share, share, variance, hand_n, z),
             hand_n, hand_category_n, z=z, subset_n=hand_subset_n) }}
     end
 {%- endmacro %}

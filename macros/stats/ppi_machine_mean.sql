@@ -43,7 +43,7 @@
     {%- endif -%}
     {%- set strata_keys = stratum_keys if stratum_keys | length > 0 else [] -%}
     {%- set partition = group_keys + (['target'] if target_key else []) -%}
-    {%- set sums = ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled', 'unit_count') -%}
+    {%- set sums = ppi_ratio_sums('f_a', 'f_b', 'y_a', 'y_b', 'is_hand_labeled', 'unit_count', 'unit_weight') -%}
     {%- set scaled = {'unlabeled_sum_a': 's', 'unlabeled_sum_b': 's', 'unlabeled_sum_aa': 's2',
                       'unlabeled_sum_bb': 's2', 'unlabeled_sum_ab': 's2', 'labeled_sum_fa': 'c', 'labeled_sum_fb': 'c',
                       'labeled_sum_fafa': 'c2', 'labeled_sum_fbfb': 'c2', 'labeled_sum_fafb': 'c2',
@@ -61,9 +61,11 @@
         {%- set c_value = "1 - sum(cast(labeled_n as double)) " ~ window ~ " / sum(case when belongs then " ~ units
             ~ " else 0 end) " ~ window -%}
     {%- endif -%}
+    {#- s and c are named columns of a nested select (machine_scale_s, machine_scale_c), read by every scaled sum -#}
     {%- set s = "(case when belongs then " ~ s_value ~ " else cast(1 as double) end)" -%}
     {%- set c = "(case when belongs and labeled_n > 0 then " ~ c_value ~ " else cast(1 as double) end)" -%}
-    {%- set factors = {'s': s, 's2': s ~ ' * ' ~ s, 'c': c, 'c2': c ~ ' * ' ~ c} -%}
+    {%- set factors = {'s': 'machine_scale_s', 's2': 'machine_scale_s * machine_scale_s', 'c': 'machine_scale_c',
+                       'c2': 'machine_scale_c * machine_scale_c'} -%}
     select
         {% if target_key %}target as {{ target_key }}, {% endif %}{{ groups }},
         {%- for key in strata_keys %}
@@ -72,12 +74,19 @@
         {%- endfor %}
         {%- for column in ppi_ratio_sum_columns() %}
         {%- if column in scaled and all_units %}
-        cast({{ column }} * {{ factors[scaled[column]] }} as double) as {{ column }}{% if not loop.last %},{% endif %}
+        {{ column }} * {{ factors[scaled[column]] }} as {{ column }}{% if not loop.last %},{% endif %}
         {%- else %}
         {{ column }}{% if not loop.last %},{% endif %}
         {%- endif %}
         {%- endfor %}
     from (
+    {%- if all_units %}
+        select
+            *,
+            {{ s }} as machine_scale_s,
+            {{ c }} as machine_scale_c
+        from (
+    {%- endif %}
         select
             strata.*,
             {%- if target_key %}
@@ -88,7 +97,15 @@
             {%- endif %}
         from (
             select {{ groups }}{% for key in strata_keys %}, {{ key }}{% endfor %}, {{ sums }}
-            from {{ indicators }}
+            from (
+                -- every factor of the sums a double once
+                select {{ groups }}{% for key in strata_keys %}, {{ key }}{% endfor %}, is_hand_labeled, unit_count,
+                    cast(unit_count as double) as unit_weight,
+                    {%- for column in ['f_a', 'f_b', 'y_a', 'y_b'] %}
+                    cast({{ column }} as double) as {{ column }}{% if not loop.last %},{% endif %}
+                    {%- endfor %}
+                from {{ indicators }}
+            ) as valued
             group by {{ groups }}{% for key in strata_keys %}, {{ key }}{% endfor %}
         ) as strata
         {%- if target_key %}
@@ -100,5 +117,10 @@
             on {% for key in group_keys %}strata.{{ key }} = targets.{{ key }}{% if not loop.last %}
             and {% endif %}{% endfor %}
         {%- endif %}
+    {%- if all_units %}
+        ) as targeted
+    ) as scaled
+    {%- else %}
     ) as targeted
+    {%- endif %}
 {%- endmacro %}
