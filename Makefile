@@ -37,7 +37,7 @@ PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder
 # tests/sqlfluff_changed.py: `make check` only the models whose compiled SQL, source, sqlfluff configuration,
 # stand-ins or tool versions changed since they last passed; `make test` every model (--all), which also fills that
 # cache (target/sqlfluff-passed.json). The correction models are linted against a lint-only stand-in of
-# ppi_corrected_shares (tests/sqlfluff_stand_ins; its ~100 KB expansion is a templated region, whose style
+# ppi_corrected_shares (tests/sqlfluff_stand_ins; its 60-75 KB expansion is a templated region, whose style
 # violations sqlfluff drops; whether that SQL is valid is for DuckDB and Spark, which run it in the tests).
 SQLFLUFF_CHANGED = LFH_DB=$(SQLFLUFF_DB) $(BIN)/python tests/sqlfluff_changed.py
 LINT_BESIDE = @mkdir -p target; \

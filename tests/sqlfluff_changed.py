@@ -8,7 +8,7 @@ key is in the cache passed with that very input, so linting it again would give 
 linted, and the ones that pass join the cache (target/sqlfluff-passed.json). Delete that file, or use --all, to lint
 all.
 
-Stand-ins (tests/sqlfluff_stand_ins/<macro>.sql, one lint-only macro each). A few macros expand to about 100 KB of
+Stand-ins (tests/sqlfluff_stand_ins/<macro>.sql, one lint-only macro each). A few macros expand to 60-75 KB of
 SQL in the model that calls them (ppi_corrected_shares: the three correction models). That expansion is one templated
 region of the model, and sqlfluff reports no style violation in a templated region (ignore_templated_areas, on by
 default): a model is judged by its own text. Parsing and linting the expansion only to discard what it finds cost
