@@ -14,10 +14,10 @@ honest. tests/test_tiers.py shows it failing a slow unmarked test and passing th
 
 Order (make test: `pytest -n <cores + 1> --dist loadscope --no-loadscope-reorder`, one module per worker at a
 time): the slowest modules first, longest first (SLOW_FIRST, from `--durations` on this machine), so that the
-workers finish together: the Spark build starts at once on one worker while the others work through the rest. xdist gives
-a worker its next module while the current one still runs (a worker only starts a test once the next is queued),
-so the module queued right behind the Spark build waits for it: that place goes to a cheap module of many tests
-(BEHIND_SPARK), never to another long one.
+workers finish together: the Spark build starts at once on one worker while the others work through the rest.
+xdist gives a worker its next module while the current one still runs (a worker only starts a test once the next
+is queued), so the module queued right behind the Spark build waits for it: that place goes to a cheap module of
+many tests (BEHIND_SPARK), never to another long one.
 """
 
 from __future__ import annotations
