@@ -48,6 +48,40 @@ def test_accent_fold_map_is_duckdbs_strip_accents() -> None:
     assert duckdb.sql("select strip_accents(?)", params=[source[len(target):]]).fetchone()[0] == ""
 
 
+def _spark_settings(environment: dict[str, str]) -> dict[str, str]:
+    """The spark target's server_side_parameters as rendered under these environment variables (dbt's env_var:
+    the variable, else the default)."""
+    import jinja2
+    import yaml
+
+    def env_var(name: str, default: str | None = None) -> str:
+        if name in environment:
+            return environment[name]
+        assert default is not None, f"{name} has no default in profiles.yml"
+        return default
+
+    profile = yaml.safe_load((project_root() / "profiles.yml").read_text(encoding="utf-8"))
+    parameters = profile["lfh"]["outputs"]["spark"]["server_side_parameters"]
+    render = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    return {key: render.from_string(str(value)).render(env_var=env_var) for key, value in parameters.items()}
+
+
+def test_the_spark_test_knobs_leave_users_on_sparks_defaults() -> None:
+    """LFH_SPARK_CODEGEN and LFH_SPARK_JAVA_OPTIONS (set by the equality test below to save CPU) change nothing
+    unless set: Spark's whole-stage codegen, its codegen-with-fallback factory and the JVM's own JIT."""
+    default = _spark_settings({"LFH_SPARK_DIR": "/w"})
+    assert default["spark.sql.codegen.wholeStage"] == "true"
+    assert default["spark.sql.codegen.factoryMode"] == "FALLBACK"  # Spark's own default
+    assert default["spark.driver.extraJavaOptions"].split() == ["-Dderby.system.home=/w"]
+    tuned = _spark_settings({"LFH_SPARK_DIR": "/w", "LFH_SPARK_CODEGEN": "false",
+                             "LFH_SPARK_JAVA_OPTIONS": "-XX:TieredStopAtLevel=1"})
+    assert tuned["spark.sql.codegen.wholeStage"] == "false"
+    assert tuned["spark.sql.codegen.factoryMode"] == "NO_CODEGEN"
+    assert tuned["spark.driver.extraJavaOptions"].split() == ["-Dderby.system.home=/w", "-XX:TieredStopAtLevel=1"]
+    assert {key: value for key, value in tuned.items() if "codegen" not in key and "JavaOptions" not in key} == {
+        key: value for key, value in default.items() if "codegen" not in key and "JavaOptions" not in key}
+
+
 def _sortable(value: object) -> tuple:
     if value is None:
         return (0, "")
