@@ -77,6 +77,9 @@ def test_the_spark_test_knobs_leave_users_on_sparks_defaults() -> None:
                              "LFH_SPARK_JAVA_OPTIONS": "-XX:TieredStopAtLevel=1"})
     assert tuned["spark.sql.codegen.wholeStage"] == "false"
     assert tuned["spark.sql.codegen.factoryMode"] == "NO_CODEGEN"
+    # Spark reads FALSE as false for wholeStage: the factory must follow it, not only the lower-case spelling
+    assert _spark_settings({"LFH_SPARK_DIR": "/w", "LFH_SPARK_CODEGEN": "FALSE"})[
+        "spark.sql.codegen.factoryMode"] == "NO_CODEGEN"
     assert tuned["spark.driver.extraJavaOptions"].split() == ["-Dderby.system.home=/w", "-XX:TieredStopAtLevel=1"]
     assert {key: value for key, value in tuned.items() if "codegen" not in key and "JavaOptions" not in key} == {
         key: value for key, value in default.items() if "codegen" not in key and "JavaOptions" not in key}
