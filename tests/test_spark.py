@@ -36,6 +36,12 @@ from lfh.simulate.config import load_config
 from lfh.simulate.run import run_simulation
 
 ABSOLUTE_TOLERANCE = 1e-12  # for values that are zero on one engine and 1e-17 on the other
+# The test build's JVM (docs/SCALE_OUT.md, "Spark in the tests"): the quick JIT only (C1; C2's optimising compiles
+# cost more than they save on statements run once); no code-cache flushing (the quick JIT fills the cache with
+# Spark's methods, and the sweeper that flushes cold ones took 27 s of CPU, more than C1); the serial collector (a
+# 1 GiB heap of short-lived plans: G1's concurrent threads cost CPU that 2 cores shared with the other tests lack).
+# None changes what a statement computes.
+TEST_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:-UseCodeCacheFlushing -XX:+UseSerialGC"
 
 
 def test_accent_fold_map_is_duckdbs_strip_accents() -> None:
@@ -184,7 +190,7 @@ def _build_and_publish(monkeypatch: pytest.MonkeyPatch, root: Path, parquet_dir:
     # (Spark's codegen), and the JIT's optimising compiler (C2), cost more CPU than they save (docs/SCALE_OUT.md,
     # "Spark in the tests")
     monkeypatch.setenv("LFH_SPARK_CODEGEN", "false")
-    monkeypatch.setenv("LFH_SPARK_JAVA_OPTIONS", "-XX:TieredStopAtLevel=1")
+    monkeypatch.setenv("LFH_SPARK_JAVA_OPTIONS", TEST_JAVA_OPTIONS)
     monkeypatch.setenv("DBT_TARGET_PATH", str(root / "target"))
     runner = CliRunner()
     # DuckDB runs every seed, model and data test on this corpus (its unit tests do not depend on the corpus: they
