@@ -27,9 +27,9 @@ system-deps:
 	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
 	@command -v java >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
 
-# Parallel workers (pytest-xdist): one more than the cores by default, because with one per core the 2 cores sat
-# about 30% idle (file locks, disk, the tail); a fresh-clone make test, quiet, took 10 min 23 s on 2 workers,
-# 8 min 45 s on 3 and 8 min 28 s on 4 (README, Test time). Each test module runs on one worker (--dist loadscope:
+# Parallel workers (pytest-xdist): one more than the cores by default: a fresh-clone make test, quiet, took
+# 10 min 23 s on 2 workers, 8 min 45 s on 3 and 8 min 28 s on 4 (README, Test time). With 3, vmstat shows the 2
+# cores busy until the last half minute. Each test module runs on one worker (--dist loadscope:
 # its module fixtures, e.g. a built warehouse, are built once), in the order tests/tiers.py gives (the Spark
 # build first, beside everything else on the other workers).
 PYTEST_WORKERS ?= $(shell python3 -c 'import os; print((os.cpu_count() or 1) + 1)')
