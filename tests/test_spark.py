@@ -80,13 +80,13 @@ def test_the_spark_test_knobs_leave_users_on_sparks_defaults() -> None:
     assert default["spark.sql.codegen.factoryMode"] == "FALLBACK"  # Spark's own default
     assert default["spark.driver.extraJavaOptions"].split() == ["-Dderby.system.home=/w"]
     tuned = _spark_settings({"LFH_SPARK_DIR": "/w", "LFH_SPARK_CODEGEN": "false",
-                             "LFH_SPARK_JAVA_OPTIONS": "-XX:TieredStopAtLevel=1"})
+                             "LFH_SPARK_JAVA_OPTIONS": TEST_JAVA_OPTIONS})
     assert tuned["spark.sql.codegen.wholeStage"] == "false"
     assert tuned["spark.sql.codegen.factoryMode"] == "NO_CODEGEN"
     # Spark reads FALSE as false for wholeStage: the factory must follow it, not only the lower-case spelling
     assert _spark_settings({"LFH_SPARK_DIR": "/w", "LFH_SPARK_CODEGEN": "FALSE"})[
         "spark.sql.codegen.factoryMode"] == "NO_CODEGEN"
-    assert tuned["spark.driver.extraJavaOptions"].split() == ["-Dderby.system.home=/w", "-XX:TieredStopAtLevel=1"]
+    assert tuned["spark.driver.extraJavaOptions"].split() == ["-Dderby.system.home=/w", *TEST_JAVA_OPTIONS.split()]
     assert {key: value for key, value in tuned.items() if "codegen" not in key and "JavaOptions" not in key} == {
         key: value for key, value in default.items() if "codegen" not in key and "JavaOptions" not in key}
 
@@ -187,8 +187,8 @@ def _build_and_publish(monkeypatch: pytest.MonkeyPatch, root: Path, parquet_dir:
     monkeypatch.setenv("LFH_SPARK_DIR", str(root / "spark"))
     monkeypatch.setenv("LFH_SPARK_DRIVER_MEMORY", "1g")
     # each of the build's few hundred statements runs once on a few rows: generating and compiling Java for it
-    # (Spark's codegen), and the JIT's optimising compiler (C2), cost more CPU than they save (docs/SCALE_OUT.md,
-    # "Spark in the tests")
+    # (Spark's codegen) costs more CPU than it saves, as do the JVM's defaults TEST_JAVA_OPTIONS changes
+    # (docs/SCALE_OUT.md, "Spark in the tests")
     monkeypatch.setenv("LFH_SPARK_CODEGEN", "false")
     monkeypatch.setenv("LFH_SPARK_JAVA_OPTIONS", TEST_JAVA_OPTIONS)
     monkeypatch.setenv("DBT_TARGET_PATH", str(root / "target"))
