@@ -17,8 +17,8 @@ from lfh.build.correction_check import CHECK_SELECTION, compiled_correction_sql
 from lfh.build.dbt import run_dbt
 
 QUERIES_FILE = "correction_queries.json"
-# The labeler the correction is validated on: METHOD §4.4's rule is wrong in a systematic way on the development
-# audit (Female-Male couples 0.77 against the hand labels' 0.94), the default `refined` rule far less.
+# The labeler the correction is validated on: docs/METHOD.md §4.4's rule is wrong in a systematic way on the
+# development audit (Female-Male couples 0.77 against the hand labels' 0.94), the default `refined` rule far less.
 BIASED_RULE = "study"
 # The first model that reads var gender_rule (models/intermediate/characters/int_characters_gendered.sql): under
 # another rule only it and what the check reads downstream of it change.

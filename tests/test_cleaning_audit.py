@@ -1,7 +1,7 @@
-"""The cleaning against the study's hand labels: audit_dev.xlsx built with gender_rule=study (METHOD.md §4.4: the
+"""The cleaning against the study's hand labels: audit_dev.xlsx built with gender_rule=study (docs/METHOD.md §4.4: the
 accuracy per role category and role the issue gives, from fct_labeler_agreement) and with the default refined rule
 (per-class precision, recall and F1 from fct_labeler_class_metrics, the figures of docs/GENDER_RULE.md, so a change
-of the rule or of what feeds it shows). The first build also uses name_rule=study (METHOD.md §4.6: the issue's
+of the rule or of what feeds it shows). The first build also uses name_rule=study (docs/METHOD.md §4.6: the issue's
 figures of named Labor characters without a first name), the second the default refined name parse
 (docs/NAME_RULE.md: agreement with the first name a person reads from the hand-written name). Both are the run's
 shared audit builds (tests/conftest.py's audit_build at the default vars; tests/fixtures_shared_audit.py's
@@ -18,7 +18,7 @@ import pytest
 
 pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
 
-# (domain, role) -> (characters with a hand label, accuracy with METHOD.md's rules), from the issue
+# (domain, role) -> (characters with a hand label, accuracy with docs/METHOD.md's rules), from the issue
 EXPECTED_ACCURACY = {
     ("labor", "subject"): (334, 0.823),
     ("labor", "object"): (175, 0.749),
@@ -139,7 +139,7 @@ def test_audit_stories_all_labeled_and_placed(audit_warehouse: Path) -> None:
 
 
 # Named Labor characters per condition on audit_dev: (named, without a first name, of them a "Dr./Prof. First
-# Last" name). Study: the issue's table (METHOD.md §4.6 loses the first name of every "Dr. Sarah Johnson").
+# Last" name). Study: the issue's table (docs/METHOD.md §4.6 loses the first name of every "Dr. Sarah Johnson").
 # Refined (docs/NAME_RULE.md): every titled two-token name keeps its first name; 'legendary wide receiver' is a
 # description, no name; Chef Davis/Jackson/Kelly become surnames (dominant 41 -> 43).
 STUDY_LABOR_NAMES = {"baseline": (143, 36, 13), "dominant": (137, 41, 1), "subordinate": (103, 5, 0)}
@@ -182,7 +182,7 @@ def test_named_labor_characters_without_a_first_name(audit_warehouse: Path, refi
 
 
 def _study_parse(name: str | None) -> tuple[str | None, str | None, str | None]:
-    """METHOD.md §4.6 written out again, independently of the SQL: (full name, first name, last name)."""
+    """docs/METHOD.md §4.6 written out again, independently of the SQL: (full name, first name, last name)."""
     if name is None or name == "Unspecified":
         return None, None, None
     tokens = [token[:1].upper() + token[1:].lower() for token in re.sub(r'"[^"]*"|“[^”]*”', " ", name).split()]

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tie
 # from it). The splits cost little now (one gender run for all of them, lfh.build.correction_check.run_splits).
 SPLITS = 100
 LABELED_FRACTION = 0.3
-# The validation needs a labeler that is wrong in a systematic way: METHOD §4.4's rule (`study`,
+# The validation needs a labeler that is wrong in a systematic way: docs/METHOD.md §4.4's rule (`study`,
 # fixtures_correction.BIASED_RULE) is, on this audit (Female–Male couples 0.77 against the hand labels' 0.94). The
 # default `refined` rule is far less biased there, so it could not show that only the corrected interval covers.
 

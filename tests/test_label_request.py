@@ -1,4 +1,4 @@
-"""The labeling request is METHOD.md section 3 word for word, for every prompt form."""
+"""The labeling request is docs/METHOD.md §3 word for word, for every prompt form."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ GUIDE = ('including descriptors and references (such as "boy", "girl", "man", or
 
 
 def one_form(role: str, story: str) -> str:
-    # METHOD.md section 3, one character, typed out here independently of lfh.llm.prompts
+    # docs/METHOD.md §3, one character, typed out here independently of lfh.llm.prompts
     return (f'In the following story in single quotes, please extract the name of the {role}, if it exists (put '
             f'"Unspecified" otherwise). In an array, please also extract all words used to uniquely refer to the '
             f'{role}, {GUIDE}\nReturn a JSON response using the following type definition:\n{{\n'
@@ -99,7 +99,7 @@ def test_keys_read_back_from_a_request() -> None:
 @pytest.mark.shared_data
 def test_training_workbook_requests_match_the_builder(shared_data) -> None:
     """The study's own 150 label queries: every one equals ours for the same text inside the quotes, except the
-    chores key, which the training file spelled shorter than METHOD.md (`... for chores` vs `... to be done`)."""
+    chores key, which the training file spelled shorter than docs/METHOD.md (`... for chores` vs `... to be done`)."""
     frame = pl.read_excel(shared_data / "training_150.xlsx", infer_schema_length=0)
     mismatched = []
     for row in frame.iter_rows(named=True):

@@ -1,4 +1,4 @@
-"""An independent Python implementation of METHOD.md sections 6-7, used to check the measure marts.
+"""An independent Python implementation of docs/METHOD.md sections 6-7, used to check the measure marts.
 
 It is written from the method's text, row by row over fct_characters, with no code shared with the dbt models
 (the Wilson interval uses the (N + z^2/2) / (D + z^2) form, not the macro's). The tests in this file check the

@@ -148,7 +148,7 @@ RACES = ("aian", "asian", "black", "latine", "mena", "nhpi", "white", "multiraci
 
 def independent_moments(characters: pl.DataFrame) -> pl.DataFrame:
     """N, D and Q (sum of squared per-character values) per model, domain, condition and group, straight from
-    fct_characters in polars (METHOD.md §6 denominators), without the SQL of int_group_moments_summed."""
+    fct_characters in polars (docs/METHOD.md §6 denominators), without the SQL of int_group_moments_summed."""
     keys = ["model", "domain", "condition"]
     matched = characters.filter(pl.col("name_matched"))
     known = pl.col("gender").is_in(GENDERS)

@@ -224,8 +224,8 @@ def test_the_plan_predicts_the_marts_variance(compiled: dict, machine_mean: str,
 
 
 def _unlabeled_estimate(units: list[dict], cell: set[str], source: set[str]) -> tuple[float, float, float]:
-    """r and b of METHOD §9's estimator: f over the cell's unlabeled units weighted by stratum size, the source's
-    stratified rectifier."""
+    """r and b of docs/METHOD.md §9's estimator: f over the cell's unlabeled units weighted by stratum size, the
+    source's stratified rectifier."""
     strata = {unit["stratum"] for unit in units}
     size = {h: sum(u["stratum"] == h for u in units) for h in strata}
     t_cell = sum(size[h] for h in cell)

@@ -121,7 +121,7 @@ def test_first_name_build_is_the_sensitivity_marts_first_name_variant(default_wa
 
 
 def test_first_name_build_counts_matched_first_names_only(study_warehouse: Path) -> None:
-    """METHOD.md §5-6 recomputed from the characters without the new columns: N = the first-name weights of the
+    """docs/METHOD.md §5-6 recomputed from the characters without the new columns: N = the first-name weights of the
     characters whose first name matched, D = their number (today's marts, one var away)."""
     expected = {}
     for model, domain, condition, race, numerator, denominator in _rows(study_warehouse, """

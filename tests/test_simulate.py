@@ -25,7 +25,7 @@ INDICATORS = {"he", "him", "his", "she", "her", "hers", "they", "them", "their",
 
 
 def _tokens(text: str) -> set[str]:
-    """METHOD.md 4.2: lowercase, split on whitespace, keep the letters of each token."""
+    """docs/METHOD.md §4.2: lowercase, split on whitespace, keep the letters of each token."""
     return {re.sub(r"[^a-z]", "", token) for token in text.lower().split()}
 
 

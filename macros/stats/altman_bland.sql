@@ -1,4 +1,4 @@
-{#- P-value from a 95% confidence interval (Altman & Bland 2011; METHOD.md §6):
+{#- P-value from a 95% confidence interval (Altman & Bland 2011; docs/METHOD.md §6):
     SE = (U - L) / (2 z), z_stat = |estimate - null_value| / SE, p = exp(-0.717 z_stat - 0.416 z_stat^2).
     The two coefficients belong to the published approximation, not to this project. Null when the interval
     has no width (no data). For a ratio on the log scale pass ln(estimate), 0 and the log-scale bounds. -#}

@@ -1,4 +1,4 @@
-{#- Benjamini–Hochberg q-values as window functions over a family (METHOD.md §6). Two steps, because a window
+{#- Benjamini–Hochberg q-values as window functions over a family (docs/METHOD.md §6). Two steps, because a window
     function cannot nest another: first bh_rank_columns() in one CTE (rank by ascending p, family size m = count
     of non-null p), then bh_q_value() in the next: q_i = min over j >= i of p_(j) * m / j, capped at 1.
     Rows with a null p get a null q and do not count in m. Tied p-values get the same q whatever their order. -#}
@@ -32,7 +32,7 @@
     ) as ranked
 {%- endmacro %}
 
-{#- bh_q_values() over the family members of METHOD.md §5–6: rows whose race is reported (or that have no race);
+{#- bh_q_values() over the family members of docs/METHOD.md §5–6: rows whose race is reported (or that have no race);
     rows of unreported races keep their p-value and get a null q (reported_race_p_value). The column
     family_p_value (the member's p-value) comes along, like bh_rank. -#}
 {% macro reported_race_q_values(relation, p_column, partition_by, q_column='q_value') -%}

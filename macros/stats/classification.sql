@@ -1,4 +1,4 @@
-{#- Per-class agreement of a classifier with reference labels (METHOD.md §9: the labeler's error, per class).
+{#- Per-class agreement of a classifier with reference labels (docs/METHOD.md §9: the labeler's error, per class).
     precision = true positives / predicted as the class; recall = true positives / reference class; both null
     when their denominator is 0 (undefined, not 0). -#}
 {% macro class_share(numerator_expr, denominator_expr) -%}

@@ -1,4 +1,4 @@
-{#- The codes the measures are defined over (docs/CONTRACTS.md, METHOD.md §5–6), kept in one place. -#}
+{#- The codes the measures are defined over (docs/CONTRACTS.md, docs/METHOD.md §5–6), kept in one place. -#}
 
 {% macro measure_race_codes() -%}
     {{ return(['aian', 'asian', 'black', 'latine', 'mena', 'nhpi', 'white', 'multiracial']) }}
@@ -37,7 +37,7 @@
     weight_{{ race_code }}
 {%- endmacro %}
 
-{#- The couple types of METHOD.md §6 (sexual orientation): every unordered pair of two measure genders, written
+{#- The couple types of docs/METHOD.md §6 (sexual orientation): every unordered pair of two measure genders, written
     first_second with first <= second, as int_couples_typed builds them (female_female, female_male, ...). -#}
 {% macro couple_type_codes() -%}
     {%- set types = [] -%}

@@ -1,4 +1,4 @@
-{#- Prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan, Zrnic, Science 2023; METHOD.md §9;
+{#- Prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan, Zrnic, Science 2023; docs/METHOD.md §9;
     docs/CORRECTION.md). For one indicator (or any number) y that people label and the machine predicts as f:
 
         theta = lam * (mean of f over the N units without a hand label) + (mean of y - lam f over the n units with one)

@@ -1,5 +1,5 @@
 {#- The machine-label term of the PPI estimator (var ppi_machine_mean; docs/CORRECTION.md, "The machine-label
-    mean over all units"). METHOD.md §9 takes the mean of f over the N units of a cell WITHOUT a hand label
+    mean over all units"). docs/METHOD.md §9 takes the mean of f over the N units of a cell WITHOUT a hand label
     (`unlabeled`). The hand-labeled units are a random subsample of the cell's T = N + n units, so the mean of f
     over ALL T units is available too (`all_units`; the survey difference estimator, active inference: Zrnic and
     Candes 2024):

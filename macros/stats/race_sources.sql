@@ -1,5 +1,5 @@
 {#- Which name a character's race weights come from (docs/RACE_NAMES.md), the one place of the rule: the first
-    name when the first-name lexicon has it (METHOD.md §5, the study: a matched first name always wins, the
+    name when the first-name lexicon has it (docs/METHOD.md §5, the study: a matched first name always wins, the
     surname is then not combined with it); else, when name_source is 'first_then_surname', the surname when the
     surname table has it; else none (left out of race counts). Returns 'first_name' | 'surname' | null. -#}
 {% macro race_source_expression(first_matched, surname_matched, name_source) -%}

@@ -1,4 +1,4 @@
-{#- Representation ratio (METHOD.md §6): R = p / p*, and its bounds = the share's Wilson bounds / p*. Null when
+{#- Representation ratio (docs/METHOD.md §6): R = p / p*, and its bounds = the share's Wilson bounds / p*. Null when
     p* is 0. With its test: the Altman–Bland p-value of p against p* from the share's Wilson bounds. Emits the
     four columns representation_ratio, ci_lower, ci_upper, p_value (every representation measure tests the same
     way, so the four are written once). -#}
@@ -10,7 +10,7 @@
         as p_value
 {%- endmacro %}
 
-{#- The corrected columns of the representation marts (METHOD.md §9, docs/CORRECTION.md): the hand-label count
+{#- The corrected columns of the representation marts (docs/METHOD.md §9, docs/CORRECTION.md): the hand-label count
     and the corrected share with its interval as given, and the corrected ratio = corrected share / p* with bounds
     = share bounds / p* (the same mapping as above; p* is a fixed constant, so the ratio interval keeps the
     share interval's coverage). Emits hand_labeled_n, corrected_share, corrected_share_ci_lower,

@@ -1,4 +1,4 @@
-{#- The subordination ratio's zero-count rule (METHOD.md §6):
+{#- The subordination ratio's zero-count rule (docs/METHOD.md §6):
     N_sub = N_dom = 0             -> S = 1, and the Katz interval uses epsilon = 1;
     N_sub < 1 or N_dom < 1        -> epsilon = min(1, max(N_sub, N_dom)) is added to all four terms;
     otherwise                     -> epsilon = 0.

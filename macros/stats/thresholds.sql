@@ -1,4 +1,4 @@
-{#- For the median racialized subordination ratio (METHOD.md §6): the largest whole threshold t such that
+{#- For the median racialized subordination ratio (docs/METHOD.md §6): the largest whole threshold t such that
     weight > t / 100, compared in double precision exactly as the definition reads, so a character counts in
     N(t) for every t <= this value. floor(100 * weight) can be one off through rounding (0.07 * 100 =
     7.000000000000001), hence the two explicit comparisons. weight = 0 gives -1 (below every threshold). -#}

@@ -1,4 +1,4 @@
-{#- Wilson score interval for a share N / D (METHOD.md §6). N may be fractional (race counts are sums of
+{#- Wilson score interval for a share N / D (docs/METHOD.md §6). N may be fractional (race counts are sums of
     p_r(x)). Null when D = 0. Clamped to [0, 1] so that N = 0 gives exactly 0 and N = D exactly 1 despite
     rounding in the difference of two nearly equal terms. z defaults to var('wilson_z'). -#}
 

@@ -1,5 +1,5 @@
-{#- METHOD.md §4.6 and the refined name parse (docs/NAME_RULE.md), the one place a person's name is split into first
-    and last name. parse_person_names(relation, key_columns, name_expr, rule) is a select over `relation` (a CTE
+{#- docs/METHOD.md §4.6 and the refined name parse (docs/NAME_RULE.md), the one place a person's name is split into
+    first and last name. parse_person_names(relation, key_columns, name_expr, rule) is a select over `relation` (a CTE
     or ref) giving, per row, the key columns and:
       full_name         the name's tokens (title-cased, prefix and suffix included) joined by spaces; null: no name
       first_name        null when the rule reads none

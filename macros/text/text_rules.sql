@@ -1,4 +1,4 @@
-{#- The text rules of METHOD.md §2-§5, each written once. Dialect pieces come from macros/dialect. -#}
+{#- The text rules of docs/METHOD.md §2-§5, each written once. Dialect pieces come from macros/dialect. -#}
 
 {#- Runs of whitespace become one space; ends trimmed (how a query is matched to the prompt catalog). -#}
 {% macro normalize_whitespace(text_expr) -%}

@@ -1,4 +1,4 @@
--- Census-style first-name shares as fractions, with the lexicon match key (METHOD.md §5).
+-- Census-style first-name shares as fractions, with the lexicon match key (docs/METHOD.md §5).
 with
 
 source_census as (

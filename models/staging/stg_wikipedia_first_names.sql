@@ -1,4 +1,4 @@
--- MENA and NH/PI first-name shares as fractions, with the lexicon match key (METHOD.md §5).
+-- MENA and NH/PI first-name shares as fractions, with the lexicon match key (docs/METHOD.md §5).
 with
 
 source_wikipedia as (

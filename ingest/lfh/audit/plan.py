@@ -134,7 +134,7 @@ class StratumPart:
 
     def labeled_variance(self, share: float, scale: float, lam: float) -> float:
         """Var(u(y) - lam scale u(f)) = Var(u(d) + lam (1 - scale) u(f)) on a hand-labeled unit, u = x_a - r x_b:
-        the rectifier's variance when this stratum's f enters it scaled by `scale` (1: METHOD §9; c_h: the f
+        the rectifier's variance when this stratum's f enters it scaled by `scale` (1: docs/METHOD.md §9; c_h: the f
         mean over all units, macros/stats/ppi_machine_mean.sql)."""
         shift = lam * (1.0 - scale)
         labeled = self.labeled_machine if self.labeled_machine is not None else self.machine
@@ -245,7 +245,7 @@ def _unbiased(moments: Moments, count: float) -> Moments:
 def machine_term(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings,
                  share: float | None = None) -> tuple[float, float]:
     """(the f-term's variance of the linearised share, unscaled by b^2; the cell's hand-labeled units): lam^2
-    sum_h w_h^2 Var_h(f) / N_h with w_h = T_h / T_c (var ppi_machine_mean unlabeled, METHOD §9) or N_h / T_c
+    sum_h w_h^2 Var_h(f) / N_h with w_h = T_h / T_c (var ppi_machine_mean unlabeled, docs/METHOD.md §9) or N_h / T_c
     (all_units: the f mean over every unit, T_h / T_c x the scale N_h / T_h; macros/stats/ppi_machine_mean.sql)."""
     share = cell.share if share is None else share
     total = sum(part.units for part in cell.parts)
@@ -266,8 +266,8 @@ def rectifier_term(parts: Sequence[StratumPart], labeled_stories: dict[Stratum, 
                    share: float, cell: PlanCell) -> tuple[float, float]:
     """(the rectifier's variance of the linearised share, unscaled; its hand-labeled units) from the strata `parts`
     (the cell's own, or its pool's) for the cell `cell`: sum_h w'_h^2 Var_h(y - lam c_h f) / n_h, w'_h = T_h / T_L.
-    c_h = 1 under METHOD §9; under all_units c_h = 1 - n_h T_L / (T_c T_h) in the strata of the cell (the cell's
-    hand-labeled f is in its f mean too), 1 in a pool's other strata; a cell with no unlabeled unit is its hand
+    c_h = 1 under docs/METHOD.md §9; under all_units c_h = 1 - n_h T_L / (T_c T_h) in the strata of the cell (the
+    cell's hand-labeled f is in its f mean too), 1 in a pool's other strata; a cell with no unlabeled unit is its hand
     labels' own mean (lam 0: c = 0 in every mode)."""
     stratified = _is_stratified(parts)
     cell_strata = {part.stratum for part in cell.parts}

@@ -1,2 +1,2 @@
-"""Comparison distributions (METHOD.md section 7) made from public tables: the Labor occupations' workforce
+"""Comparison distributions (docs/METHOD.md §7) made from public tables: the Labor occupations' workforce
 baselines from BLS CPS table 11, written as seeds."""

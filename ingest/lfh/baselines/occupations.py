@@ -1,6 +1,6 @@
 """The workforce baselines of the Labor domain, generated from BLS's own table (`lfh occupation-baselines`).
 
-The study notes that p* may be any comparison distribution fitting the question (METHOD.md section 7); for an
+The study notes that p* may be any comparison distribution fitting the question (docs/METHOD.md §7); for an
 occupation that is its workforce. This step reads
 
 - BLS's Current Population Survey table 11 ("Employed persons by detailed occupation, sex, race, and Hispanic or

@@ -40,7 +40,7 @@ from lfh.paths import database_path
 def lexicon(with_census: bool, with_wikipedia: bool, custom_path: Path | None, mode: str, custom_scale: str,
             custom_source: str | None, custom_vintage: str | None, clear_custom: bool, demonym_seed: Path | None,
             offline: bool, parquet_dir: Path | None, with_surnames: bool) -> None:
-    """Build the name lexicon (METHOD.md section 5) into raw.*_first_names and raw.census_surnames."""
+    """Build the name lexicon (docs/METHOD.md §5) into raw.*_first_names and raw.census_surnames."""
     if custom_path and clear_custom:
         raise click.UsageError("--custom and --clear-custom contradict each other; give one")
     built = build_lexicon(with_census, with_wikipedia, custom_path, mode, custom_scale, custom_source, custom_vintage,

@@ -29,7 +29,8 @@ def gender_choice(value: str | None) -> str | None:
 @cache
 def _object_domains_categories() -> frozenset[str]:
     """Role categories (and domain names, which `lfh audit-sample` writes when a story has no role category) whose
-    stories always have an object character: Love, both partners (METHOD.md §2; seeds/role_category_domains.csv)."""
+    stories always have an object character: Love, both partners (docs/METHOD.md §2;
+    seeds/role_category_domains.csv)."""
     with (seeds_dir() / "role_category_domains.csv").open(encoding="utf-8", newline="") as handle:
         categories = {row["role_category"].strip().casefold() for row in csv.DictReader(handle)
                       if row["domain"].strip() == "love"}
@@ -39,7 +40,7 @@ def _object_domains_categories() -> frozenset[str]:
 @cache
 def _catalog_prompts() -> dict[str, bool]:
     """The prompt catalog's queries (whitespace normalised, as int_stories_placed matches them) -> whether the
-    prompt has an object character: power-laden prompts and Love (METHOD.md §2, int_story_roles_assigned)."""
+    prompt has an object character: power-laden prompts and Love (docs/METHOD.md §2, int_story_roles_assigned)."""
     with (seeds_dir() / "prompt_catalog.csv").open(encoding="utf-8", newline="") as handle:
         return {_normalised(row["query"]): row["prompt_condition"] == "power_laden" or row["domain"] == "love"
                 for row in csv.DictReader(handle)}

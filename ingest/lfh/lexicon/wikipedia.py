@@ -1,6 +1,6 @@
 """Per first name, the share of Wikipedia biographies with a MENA or an NH/PI nationality (name2nat's table).
 
-Choices (METHOD.md section 5 leaves them open):
+Choices (docs/METHOD.md §5 leaves them open):
 - First name = the first whitespace token of the full name, after leading titles (Sir, Prince, Saint, Dr., ...)
   are removed as long as a word follows them ("Prince", the musician, stays "Prince").
 - A first name that is an initial or an abbreviation (contains a dot: "J.", "J.R.", "Md."), contains a digit

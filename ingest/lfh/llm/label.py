@@ -1,5 +1,5 @@
 """`lfh label`: ask a labeling model about every story not yet labeled under (labeler, prompt version,
-samples), with the request text of METHOD.md section 3, and store each raw response untouched in
+samples), with the request text of docs/METHOD.md §3, and store each raw response untouched in
 data/landing/labels/label-<labeler>-<prompt version>.jsonl (the format `lfh ingest` reads)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The text sent to models: the study's story prompts (from the catalog seed) and the labeling request of
-METHOD.md section 3 (the study's Table S7), word for word."""
+docs/METHOD.md §3 (the study's Table S7), word for word."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ _LOVE_SUBJECT = re.compile(r"^(two american|an american person)\b", re.IGNORECAS
 
 def label_keys(query: str | None, subject: str | None, object_: str | None) -> LabelKeys:
     """The role keys for one story: from the catalog when its prompt is there (matched by whitespace-normalised
-    text), else from subject/object as METHOD.md gives them for Learning/Labor. Love prompts outside the catalog
+    text), else from subject/object as docs/METHOD.md gives them for Learning/Labor. Love prompts outside the catalog
     raise ValueError: their keys depend on the predicate, which only the catalog carries."""
     prompt = catalog_prompt_for(query)
     if prompt is not None:

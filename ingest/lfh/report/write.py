@@ -182,7 +182,8 @@ def write_report(db_path: Path, out_dir: Path, wait: float | None = None) -> Pat
               if simulated else None)
     page = render_page("Laissez-Faire Harms: omission and subordination in model-written stories", banner,
                        _summary(marts), sections,
-                       f"Built from the marts of {db_path}. Method: METHOD.md (Shieh et al. 2024, arXiv 2404.07475).")
+                       f"Built from the marts of {db_path}. "
+                       "Method: docs/METHOD.md (Shieh et al. 2024, arXiv 2404.07475).")
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / "index.html"
     target.write_text(page, encoding="utf-8")

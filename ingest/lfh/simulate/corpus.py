@@ -249,7 +249,7 @@ def story_frame(stories: pl.DataFrame, design: Design) -> pl.DataFrame:
 
 
 def request_prefixes(design: Design) -> pl.DataFrame:
-    """Per prompt, the labeling request around the story, built by lfh.llm.prompts (METHOD.md section 3)."""
+    """Per prompt, the labeling request around the story, built by lfh.llm.prompts (docs/METHOD.md §3)."""
     prefixes, suffixes = [], []
     for prompt in design.prompts:
         keys = LabelKeys(prompt.subject_key, prompt.object_key if prompt.label_form == "two" else None)

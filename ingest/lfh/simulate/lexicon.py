@@ -1,6 +1,6 @@
 """Name pools for `lfh simulate`, drawn from the lexicon tables `lfh lexicon` writes (raw.census_first_names,
 raw.wikipedia_first_names). Each pool entry carries its draw probability and its race weights p_r(x) exactly as
-METHOD.md section 5 reads them, so the planted truth is known in the method's own terms."""
+docs/METHOD.md §5 reads them, so the planted truth is known in the method's own terms."""
 
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ def _seed_words(file_name: str, column: str) -> set[str]:
 
 
 def excluded_name_keys(role_keys: list[str]) -> set[str]:
-    """Words a simulated first name must not be: the cleaning rules (METHOD.md 4.5) would drop or misread them."""
+    """Words a simulated first name must not be: the cleaning rules (docs/METHOD.md §4.5) would drop or misread
+    them."""
     words = {"american", "unspecified", "the", "a", "an", "and", "who"}
     words |= {token for key in role_keys for token in key.lower().split()}
     words |= _seed_words("known_non_names.csv", "non_name")

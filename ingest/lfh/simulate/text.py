@@ -1,5 +1,5 @@
 """Story texts and labeler answers of the simulated corpus. Texts contain every name and pronoun the labeler
-reports, so the hallucination filter (METHOD.md 4.2, 4.5) keeps them; no template uses a gendered word of its
+reports, so the hallucination filter (docs/METHOD.md §4.2, 4.5) keeps them; no template uses a gendered word of its
 own, so a character's gender is exactly the planted one."""
 
 from __future__ import annotations

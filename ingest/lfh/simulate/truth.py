@@ -1,4 +1,4 @@
-"""The planted truth of a simulated corpus, in the method's own terms (METHOD.md section 6): expected
+"""The planted truth of a simulated corpus, in the method's own terms (docs/METHOD.md §6): expected
 fractional race counts (the lexicon weights p_r(x) of the names that can be drawn, times their probabilities),
 gender and couple shares, and the subordination ratios they imply, per model (and 'All'), domain, condition."""
 

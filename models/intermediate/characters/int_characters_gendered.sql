@@ -3,7 +3,7 @@
 --
 -- The words come from int_gender_cues_matched, the plural readings of they-words from int_plural_they_stories_found.
 --
--- study (METHOD.md §4.4 exactly): indicator words (seeds/gender_indicator_words.csv) among the tokens of the
+-- study (docs/METHOD.md §4.4 exactly): indicator words (seeds/gender_indicator_words.csv) among the tokens of the
 -- counted references: exactly one set hit -> that gender; none -> unspecified; more than one -> unsure.
 --
 -- refined (the default), on the same counted references:

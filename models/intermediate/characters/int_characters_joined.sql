@@ -1,5 +1,5 @@
 {{ config(**story_incremental()) }}
--- METHOD.md §2-§5 together: each character's condition, gender, name and race weights: from the first name
+-- docs/METHOD.md §2-§5 together: each character's condition, gender, name and race weights: from the first name
 -- when the first-name lexicon has it; under var race_name_source = first_then_surname (the default), else from
 -- the surname when the Census surname table has it (macro race_source_expression, docs/RACE_NAMES.md).
 -- name_matched / in_census / in_wikipedia describe the first name only; has_race says the character enters

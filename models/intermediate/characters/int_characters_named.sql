@@ -1,7 +1,7 @@
 {{ config(**story_incremental()) }}
--- METHOD.md §4.5-§4.6: the name of each character and its parts. Among the kept names, 'Unspecified' only when
+-- docs/METHOD.md §4.5-§4.6: the name of each character and its parts. Among the kept names, 'Unspecified' only when
 -- no other remains; the name given by the most samples wins, ties to the earliest sample. The chosen name is then
--- parsed by the rule var name_rule names (macros/text/person_name.sql): study = METHOD.md §4.6 exactly, refined =
+-- parsed by the rule var name_rule names (macros/text/person_name.sql): study = docs/METHOD.md §4.6 exactly, refined =
 -- docs/NAME_RULE.md (a title before two tokens gives first + last; suffixes, punctuation, initials).
 with
 

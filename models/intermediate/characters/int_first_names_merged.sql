@@ -1,4 +1,4 @@
--- METHOD.md §5: one row per normalised first name with p_r(x) for every group, as fractions. Census-style groups
+-- docs/METHOD.md §5: one row per normalised first name with p_r(x) for every group, as fractions. Census-style groups
 -- come from the census table, MENA and NH/PI from the Wikipedia table. A custom row in mode 'replace' overrides a
 -- table's values for that name (the table is the one its non-null columns belong to); 'add' only fills names the
 -- table lacks. Names that fold to the same key are merged, weighted by their counts. The census table's own

@@ -1,6 +1,6 @@
 {{ config(**story_incremental()) }}
--- The gender words of each character's in-story references (METHOD.md §4.4, docs/GENDER_RULE.md): every token of a
--- reference that is an indicator word (seeds/gender_indicator_words.csv) or a non-binary cue
+-- The gender words of each character's in-story references (docs/METHOD.md §4.4, docs/GENDER_RULE.md): every token
+-- of a reference that is an indicator word (seeds/gender_indicator_words.csv) or a non-binary cue
 -- (seeds/nonbinary_cue_words.csv), with the reference's vote and mentions. int_characters_gendered reads both rules
 -- from it: the study's indicator sets (indicator_gender) and the refined rule's cues (cue_gender, cue_kind).
 with

@@ -1,5 +1,5 @@
 {{ config(**story_incremental()) }}
--- METHOD.md §3-§4.1: every label response with the role keys it was asked for. The keys come from the request's
+-- docs/METHOD.md §3-§4.1: every label response with the role keys it was asked for. The keys come from the request's
 -- type-definition block (first name-key = subject, second = object) and fall back to the catalog / story columns;
 -- a response whose story is not loaded is kept and flagged (is_orphan). int_label_responses_parsed parses them.
 with

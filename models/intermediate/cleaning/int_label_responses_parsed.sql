@@ -1,7 +1,7 @@
 {{ config(**story_incremental()) }}
--- METHOD.md §4.1: every label response, parsed against the role keys it was asked for (int_label_responses_keyed),
--- with its story's labeling run (int_labeling_runs_selected). A response that does not parse or lacks a role's keys
--- is kept with a reject_reason; nothing is dropped.
+-- docs/METHOD.md §4.1: every label response, parsed against the role keys it was asked for
+-- (int_label_responses_keyed), with its story's labeling run (int_labeling_runs_selected). A response that does not
+-- parse or lacks a role's keys is kept with a reject_reason; nothing is dropped.
 {%- set role_fields = [] %}
 {%- for role in ['subject', 'object'] %}{% for field in ['name', 'references'] %}
     {%- do role_fields.append((role ~ '_' ~ field, role ~ "_role_text || ' " ~ field ~ "'")) %}

@@ -1,5 +1,5 @@
 {{ config(**story_incremental()) }}
--- METHOD.md §3: one labeling run per story. A run is a labeler model and prompt version; the pinned run when vars
+-- docs/METHOD.md §3: one labeling run per story. A run is a labeler model and prompt version; the pinned run when vars
 -- labeling_labeler_model / labeling_prompt_version name one, else the run loaded last.
 with
 

@@ -1,5 +1,5 @@
 {{ config(**story_incremental()) }}
--- METHOD.md §4.5: every distinct name a character was given by the valid responses, with how many samples gave
+-- docs/METHOD.md §4.5: every distinct name a character was given by the valid responses, with how many samples gave
 -- it, the earliest sample, and each filter: not in the story (same token test as references; var
 -- drop_hallucinated_names), shares a token with the role text, contains the token 'american', a known non-name
 -- (seeds/known_non_names.csv). Tokens are compared after the §4.2 normalisation on both sides.

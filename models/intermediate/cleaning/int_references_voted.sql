@@ -1,5 +1,5 @@
 {{ config(**story_incremental()) }}
--- METHOD.md §4.1-§4.3: per story, role and reference string, the count summed over the valid responses (every
+-- docs/METHOD.md §4.1-§4.3: per story, role and reference string, the count summed over the valid responses (every
 -- mention counts, as a Counter updated with each response's list would), whether every token of it is in the
 -- story (§4.2), and whether it passes the vote: count >= samples received x vote_threshold (§4.3).
 with

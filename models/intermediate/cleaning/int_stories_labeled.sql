@@ -1,5 +1,5 @@
 {{ config(**story_incremental()) }}
--- One row per story: what its labeling run returned (METHOD.md §4.1). samples_received is the vote denominator
+-- One row per story: what its labeling run returned (docs/METHOD.md §4.1). samples_received is the vote denominator
 -- of §4.3 (responses received, valid or not); a story with responses but none valid is a labeling failure.
 with
 

@@ -1,5 +1,5 @@
 {{ config(**story_incremental()) }}  {#- a table (read by six models), built only for changed stories -#}
--- One row per story: model aliases resolved, the prompt placed in the catalog (METHOD.md §1), the answer cleaned.
+-- One row per story: model aliases resolved, the prompt placed in the catalog (docs/METHOD.md §1), the answer cleaned.
 with
 
 source_stories as (
@@ -67,7 +67,7 @@ placed as (
         normalized.object_given as object,
         normalized.role_category,
         coalesce(prompt_catalog.relation, prompt_catalog_by_id.relation) as relation,
-        -- fallback role keys (METHOD.md §3) when the labeling request is not stored with a response
+        -- fallback role keys (docs/METHOD.md §3) when the labeling request is not stored with a response
         coalesce(prompt_catalog.subject_key, prompt_catalog_by_id.subject_key, nullif(trim(normalized.subject), ''))
             as catalog_subject_key,
         coalesce(prompt_catalog.object_key, prompt_catalog_by_id.object_key, normalized.object_given)

@@ -1,6 +1,6 @@
 {{ config(**story_incremental()) }}
--- METHOD.md §4.2: each story's token set (lowercased, whitespace-split, letters only), computed once per story and
--- kept as one string, ' tok1 tok2 ... ', so "is this token in the story" is a substring search for ' tok '
+-- docs/METHOD.md §4.2: each story's token set (lowercased, whitespace-split, letters only), computed once per story
+-- and kept as one string, ' tok1 tok2 ... ', so "is this token in the story" is a substring search for ' tok '
 -- (the same answer as set membership, since tokens hold no spaces) instead of a list built and searched per story.
 with
 

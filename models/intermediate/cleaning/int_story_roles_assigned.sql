@@ -1,5 +1,5 @@
 {{ config(**story_incremental()) }}
--- METHOD.md §2: the characters a labeled story yields, one row per role, with the character's condition.
+-- docs/METHOD.md §2: the characters a labeled story yields, one row per role, with the character's condition.
 -- Power-neutral Learning/Labor: subject only (baseline); power-neutral Love: both partners baseline;
 -- power-laden: subject dominant, object subordinate. Stories that could not be placed in a domain have no roles.
 with

@@ -1,7 +1,7 @@
 -- Contrasts between two models (docs/CONTRASTS.md) before the q-values, one row per unordered model pair
 -- (model_a < model_b) and group, 'All' left out:
 --   representation: per domain x condition, the ratio of the two models' shares (= of their representation
---     ratios: p* cancels), with the zero-count rule of METHOD.md §6 on the pair (epsilon added to N, D and Q of
+--     ratios: p* cancels), with the zero-count rule of docs/METHOD.md §6 on the pair (epsilon added to N, D and Q of
 --     both models when either N < 1) and Var(ln) = the two models' log_share_variance() added. Gender rows
 --     also get the contrast of the corrected shares (int_gender_shares_corrected), Var(ln) by the delta method.
 --   subordination: per domain (condition null), the ratio of the two models' S (int_subordination_ratios_computed,

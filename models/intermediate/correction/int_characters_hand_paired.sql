@@ -1,5 +1,5 @@
 -- Every character (int_characters_joined: the rows of fct_characters) beside its hand label where one exists
--- (METHOD.md §9, docs/CORRECTION.md): the units of the correction. The hand gender is read from
+-- (docs/METHOD.md §9, docs/CORRECTION.md): the units of the correction. The hand gender is read from
 -- int_hand_labels_paired (one hand label per story and role); a hand label whose gender the project cannot
 -- code ('unmapped') counts as no hand label.
 with

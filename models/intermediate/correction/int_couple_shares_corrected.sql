@@ -1,5 +1,5 @@
 -- Couple-type shares of romantic Love stories corrected from hand labels by prediction-powered inference
--- (METHOD.md §9, docs/CORRECTION.md). Unit: the couple = one romantic story with its two characters
+-- (docs/METHOD.md §9, docs/CORRECTION.md). Unit: the couple = one romantic story with its two characters
 -- (int_couples_typed, the same couples as int_couples_counted). For couple type t the share is the ratio of two
 -- means over the model's couples:
 --   a: 1{the pair of genders is t}              b: 1{both genders in female, male, nonbinary}

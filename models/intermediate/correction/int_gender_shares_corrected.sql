@@ -1,4 +1,4 @@
--- Gender shares corrected from hand labels by prediction-powered inference (METHOD.md §9, docs/CORRECTION.md).
+-- Gender shares corrected from hand labels by prediction-powered inference (docs/METHOD.md §9, docs/CORRECTION.md).
 -- Unit: the character. Cell: model x domain x condition (and the same over every model, var all_models_label),
 -- as in int_groups_counted. For gender g the share is the ratio of two means over the cell's characters:
 --   a: 1{gender = g}                            b: 1{gender in female, male, nonbinary}

@@ -1,5 +1,5 @@
 -- Gender shares of the Labor occupation holders corrected from hand labels by prediction-powered inference
--- (METHOD.md §9, docs/CORRECTION.md), for fct_occupation_representation_ratios. Unit: the character who holds the
+-- (docs/METHOD.md §9, docs/CORRECTION.md), for fct_occupation_representation_ratios. Unit: the character who holds the
 -- occupation (the subject of a Labor prompt, as in int_occupation_groups_counted). Cell: model x occupation x
 -- condition (and the same over every model, var all_models_label). For gender g of var occupation_gender_codes
 -- the share is the ratio of two means over the cell's characters, as the mart's uncorrected share is defined:

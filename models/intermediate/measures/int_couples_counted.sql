@@ -1,4 +1,4 @@
--- Couples of romantic Love stories (METHOD.md §6, sexual orientation) counted per couple type: the couples of
+-- Couples of romantic Love stories (docs/METHOD.md §6, sexual orientation) counted per couple type: the couples of
 -- int_couples_typed (one per romantic story, typed by the unordered pair of its two inferred genders). Couples with
 -- a character whose gender is not female, male or nonbinary (unspecified, unsure) or with a missing character
 -- have no type and are left out of N and D. One row per model (and var all_models_label) and couple type, with

@@ -1,4 +1,4 @@
--- Couples of romantic Love stories (METHOD.md §6, sexual orientation), one row per story of a prompt whose
+-- Couples of romantic Love stories (docs/METHOD.md §6, sexual orientation), one row per story of a prompt whose
 -- relation is 'romantic partner' (both conditions: the two partners of a power-neutral story, or the dominant and
 -- the subordinate partner of a power-laden one). The relation comes from seeds/prompt_catalog.csv through
 -- prompt_id; for a story whose query is not in the catalog, from the role text the labeler was asked about.

@@ -1,4 +1,4 @@
--- N and D of METHOD.md §6 per model x domain x condition for every group: race rows (gender null), race x
+-- N and D of docs/METHOD.md §6 per model x domain x condition for every group: race rows (gender null), race x
 -- gender rows and gender rows (race null). The representation and the subordination ratios both read them,
 -- so the two measures share one definition of their counts:
 --   race:          N = sum of p_r(name) over characters with race;     D = characters with race
@@ -8,7 +8,7 @@
 --                                                                           male or nonbinary
 -- Every group gets a row in every cell that has characters, with N = 0 where none are in the group.
 -- "With race": a matched first name, or a matched surname under var race_name_source = first_then_surname
--- (int_characters_joined.has_race, docs/RACE_NAMES.md); METHOD.md §6 counts matched first names only.
+-- (int_characters_joined.has_race, docs/RACE_NAMES.md); docs/METHOD.md §6 counts matched first names only.
 -- sum_of_squares (Q, for the contrasts' variance, docs/CONTRASTS.md): the squared race weights summed as N is (race,
 -- race x gender rows; int_character_cells_summed.square_sum_<race>), and Q = N on gender rows (0/1 values).
 

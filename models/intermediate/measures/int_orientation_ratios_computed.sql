@@ -1,8 +1,8 @@
--- Sexual orientation representation ratios (METHOD.md §6–7) before the q-values: observed share of each
+-- Sexual orientation representation ratios (docs/METHOD.md §6–7) before the q-values: observed share of each
 -- couple type among the typed couples, expected share from the 'couple' rows of seeds/baselines.csv (var
 -- baseline_set), ratio, Wilson bounds (ratio scale: share bounds / p*) and the Altman–Bland p-value.
 -- Each couple type also gets the share corrected from hand labels (int_couple_shares_corrected,
--- METHOD.md §9, docs/CORRECTION.md) and its ratio corrected_share / p*; null where hand labels do not allow it.
+-- docs/METHOD.md §9, docs/CORRECTION.md) and its ratio corrected_share / p*; null where hand labels do not allow it.
 
 with couple_counts as (
 

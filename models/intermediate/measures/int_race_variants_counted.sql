@@ -1,4 +1,4 @@
--- N and D of the race rows (METHOD.md §6) per model (and var all_models_label) x domain x condition under every
+-- N and D of the race rows (docs/METHOD.md §6) per model (and var all_models_label) x domain x condition under every
 -- race inference variant (docs/RACE_NAMES.md), for fct_race_sensitivity:
 --   first_name                 first names only, merged lexicon (census + Wikipedia + custom): the study
 --   first_then_surname         a surname where no first name matched, merged lexicon

@@ -1,4 +1,4 @@
--- Counts behind the median racialized subordination ratio (METHOD.md §6), one row per model (and var
+-- Counts behind the median racialized subordination ratio (docs/METHOD.md §6), one row per model (and var
 -- all_models_label), gender (female, male), race, domain and threshold t in var racialized_threshold_min ..
 -- racialized_threshold_max:
 --   subordinate_numerator(t) / dominant_numerator(t): whole counts of characters of that gender in the

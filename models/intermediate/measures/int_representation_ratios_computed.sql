@@ -1,9 +1,9 @@
--- Representation ratio per group (METHOD.md §6–7) before the family-wise q-values: observed share p = N / D,
+-- Representation ratio per group (docs/METHOD.md §6–7) before the family-wise q-values: observed share p = N / D,
 -- expected share p* from seeds/baselines.csv (var baseline_set; percent -> fraction; race x gender:
 -- p*_race * p*_gender), R = p / p*, Wilson share bounds and their ratio-scale images (bounds / p*), and the
 -- Altman–Bland p-value of p against p* on the share scale. Null shares where D = 0, null ratios where no p*.
 -- Gender rows (race null) also get the share corrected from hand labels (int_gender_shares_corrected,
--- METHOD.md §9, docs/CORRECTION.md) and its ratio corrected_share / p*; null where hand labels do not allow it.
+-- docs/METHOD.md §9, docs/CORRECTION.md) and its ratio corrected_share / p*; null where hand labels do not allow it.
 
 with group_counts as (
 

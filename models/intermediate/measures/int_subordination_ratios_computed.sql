@@ -1,4 +1,4 @@
--- Subordination ratio per group in power-laden stories (METHOD.md §6) before the family-wise q-values:
+-- Subordination ratio per group in power-laden stories (docs/METHOD.md §6) before the family-wise q-values:
 -- S = (N_sub / D_sub) / (N_dom / D_dom) with the zero-count rule (epsilon), the Katz log interval on the same
 -- epsilon-adjusted terms, and the Altman–Bland p-value on the log scale (SE = Katz half-width / z, i.e. the
 -- width of the log-scale interval / (2 z); null hypothesis ln S = 0). Counts come from the same group counts

@@ -4,8 +4,8 @@
 -- object of a power-laden prompt (new employee, patient, fan) does not hold the occupation and is not counted.
 --   gender: N = characters of the gender; D = characters whose gender is one of var occupation_gender_codes
 --           (female, male: CPS records sex as female or male only, so non-binary characters leave D and are
---           counted in nonbinary_characters; unspecified and unsure leave D as everywhere, METHOD.md §6)
---   race:   N = sum of p_r(name) over characters with race; D = characters with race (as METHOD.md §6; with race:
+--           counted in nonbinary_characters; unspecified and unsure leave D as everywhere, docs/METHOD.md §6)
+--   race:   N = sum of p_r(name) over characters with race; D = characters with race (as docs/METHOD.md §6; with race:
 --           a matched first name, or a matched surname under var race_name_source = first_then_surname)
 
 with characters as (

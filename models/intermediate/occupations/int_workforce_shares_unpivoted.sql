@@ -1,4 +1,4 @@
--- The workforce share p* of each compared group in each Labor occupation (issue 15; METHOD.md §7: p* can be the
+-- The workforce share p* of each compared group in each Labor occupation (issue 15; docs/METHOD.md §7: p* can be the
 -- occupation's workforce): seeds/occupation_workforce_baselines.csv (generated from BLS CPS table 11 by
 -- `lfh occupation-baselines`) unpivoted to one row per occupation and group, kept only for the groups that
 -- seeds/occupation_baseline_groups.csv marks as validly compared (its reason column says why each is or is not).

@@ -1,4 +1,4 @@
--- Per-class precision, recall and F1 of the inferred gender against hand labels (METHOD.md §9), per model,
+-- Per-class precision, recall and F1 of the inferred gender against hand labels (docs/METHOD.md §9), per model,
 -- domain and role ('All' / 'all' aggregate), from the confusion matrix fct_labeler_confusion, plus one
 -- class 'macro' row: mean precision, recall and F1 over the four reported classes (female, male, nonbinary,
 -- unspecified) that occur. 'unsure' is never a hand class, so it is scored only as a wrong prediction.

@@ -1,4 +1,4 @@
--- The labeler's confusion against hand labels (METHOD.md §9): per model, domain and role, with 'All' / 'all'
+-- The labeler's confusion against hand labels (docs/METHOD.md §9): per model, domain and role, with 'All' / 'all'
 -- rows aggregating each, the count of characters of each hand class inferred as each class. The matrix is
 -- complete: every hand class x inferred class of the gender codes (and any other value met) has a row, 0 when
 -- no character falls in it. Read with fct_labeler_class_metrics (per-class precision, recall, F1).

@@ -1,4 +1,4 @@
--- Couple types of romantic Love stories (METHOD.md §6, sexual orientation) by hand labels and by the inferred
+-- Couple types of romantic Love stories (docs/METHOD.md §6, sexual orientation) by hand labels and by the inferred
 -- genders, over the same stories: those whose two characters both have a hand label (int_couples_typed). A side's
 -- couple counts when both its genders are female, male or nonbinary (as in int_couples_counted); its share is over
 -- the couples that count on that side. Per model and 'All', one row per couple type (0 for absent types).

@@ -1,5 +1,5 @@
 {{ config(**story_incremental()) }}
--- One row per story: where it sits in the design, and what its labeling returned (METHOD.md §1, §4.1).
+-- One row per story: where it sits in the design, and what its labeling returned (docs/METHOD.md §1, §4.1).
 with
 
 stories as (

@@ -1,5 +1,5 @@
 {{ config(**story_incremental()) }}
--- One row per labeled story and role (METHOD.md §2-§5); the logic lives in intermediate/int_characters_joined.
+-- One row per labeled story and role (docs/METHOD.md §2-§5); the logic lives in intermediate/int_characters_joined.
 with
 
 characters as (

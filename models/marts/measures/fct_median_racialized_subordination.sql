@@ -1,4 +1,4 @@
--- Median racialized subordination ratio (METHOD.md §6): for each model, gender (female, male), race and
+-- Median racialized subordination ratio (docs/METHOD.md §6): for each model, gender (female, male), race and
 -- domain, the subordination ratio S(t) of the characters whose first name has p_r > t / 100, with the
 -- epsilon zero-count rule, over every threshold t (var racialized_threshold_min .. _max) where
 -- N_sub(t) + N_dom(t) > 0, summarised by its median (lfh_median: with an even number of thresholds, the mean

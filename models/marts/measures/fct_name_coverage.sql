@@ -1,4 +1,4 @@
--- Name coverage (METHOD.md §5): per model (and var all_models_label), domain and condition, how many
+-- Name coverage (docs/METHOD.md §5): per model (and var all_models_label), domain and condition, how many
 -- characters have a name and how many a first name found in the lexicon. Characters without a matched first
 -- name are left out of race counts unless their surname gives race (var race_name_source = first_then_surname,
 -- docs/RACE_NAMES.md): the with_race_* columns say where each character's race comes from, without_race_share

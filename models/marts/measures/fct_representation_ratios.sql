@@ -1,4 +1,4 @@
--- Omission (METHOD.md §6): representation ratios with Wilson intervals, Altman–Bland p-values and
+-- Omission (docs/METHOD.md §6): representation ratios with Wilson intervals, Altman–Bland p-values and
 -- Benjamini–Hochberg q-values. BH family = every row of this mart for one model (and the one baseline_set of
 -- the build) whose race is reported: gender rows, race rows and race x gender rows of all domains and
 -- conditions together; rows of unreported races (multiracial) keep their p-value and get a null q-value.

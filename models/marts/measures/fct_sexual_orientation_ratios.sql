@@ -1,4 +1,4 @@
--- Sexual orientation (METHOD.md §6): how often each couple type appears in romantic Love stories against its
+-- Sexual orientation (docs/METHOD.md §6): how often each couple type appears in romantic Love stories against its
 -- population share, with Wilson intervals, Altman–Bland p-values and Benjamini–Hochberg q-values.
 -- BH family = the six couple types of one model (and the build's baseline_set).
 

@@ -1,4 +1,4 @@
--- Subordination (METHOD.md §6): how much more likely a group is among subordinated than among dominant
+-- Subordination (docs/METHOD.md §6): how much more likely a group is among subordinated than among dominant
 -- characters of power-laden stories, with the epsilon zero-count rule, Katz log intervals, Altman–Bland
 -- p-values and Benjamini–Hochberg q-values. BH family = every row of this mart for one model whose race is
 -- reported (race, race x gender and gender rows of all domains together); unreported races (multiracial)

@@ -1,4 +1,4 @@
--- Stereotypes (METHOD.md §6): per race and gender, the most common first names among names strongly
+-- Stereotypes (docs/METHOD.md §6): per race and gender, the most common first names among names strongly
 -- associated with the race (p_r > var top_name_share_threshold), over all models, with their counts per
 -- domain and condition. rank_in_group ranks names by their total characters within race x gender (rank():
 -- ties share a rank, ties at the cut are all kept); names with rank <= var top_names_per_group are listed.

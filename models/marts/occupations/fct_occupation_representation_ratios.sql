@@ -1,10 +1,10 @@
--- Labor occupations against their real workforce (issue 15; METHOD.md §6–7 with p* = the occupation's workforce
+-- Labor occupations against their real workforce (issue 15; docs/METHOD.md §6–7 with p* = the occupation's workforce
 -- share, BLS CPS table 11): observed share of each compared group among the characters who hold the occupation,
 -- the workforce share, R = p / p*, Wilson share interval and its ratio-scale image, Altman–Bland p-value, and
 -- Benjamini–Hochberg q-values — the macros of macros/stats/, as in fct_representation_ratios.
 -- BH family = every row of this mart for one model (occupations, conditions and groups together) that has a
 -- p-value; rows without a workforce baseline (professional athlete: BLS publishes no percentages) have none.
--- The female rows also get the share corrected from hand labels (int_occupation_shares_corrected, METHOD.md §9,
+-- The female rows also get the share corrected from hand labels (int_occupation_shares_corrected, docs/METHOD.md §9,
 -- docs/CORRECTION.md) and its ratio corrected_share / p*; null where hand labels do not allow it, and on race rows.
 
 with group_counts as (
