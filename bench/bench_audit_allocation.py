@@ -12,7 +12,7 @@ and the plan's predicted against realised half-width.
 Run: .venv/bin/python -m bench.bench_audit_allocation [--pilot 100] [--extra 200] [--draws 10] [--pilots 4]
      [--var ppi_machine_mean=unlabeled] [--selection NAME] [--objective variance]
      [--min-per-stratum 1] [--no-ceiling] [--workdir DIR] [--reuse]
-Needs ../shared/data/laissez-faire/audit_dev.xlsx; says so and stops where it is absent.
+Needs the study's audit_dev.xlsx (docs/DATA.md); says so and stops where it is absent.
 """
 
 from __future__ import annotations

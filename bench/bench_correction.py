@@ -4,16 +4,16 @@ splits with LABELED_FRACTION of the stories keeping their hand labels (lfh.build
 the corrected and uncorrected 95% intervals per group of cells, and the seconds per split.
 
 Run: .venv/bin/python -m bench.bench_correction [--splits 1000] [--labeled-fraction 0.3] [--workdir DIR] [--reuse]
-     [--gender-rule study|refined] [--cell-pool-rule composite|switch] [--queries FILE] [--pre-issue-24]
+     [--gender-rule study|refined] [--cell-pool-rule composite|switch] [--queries FILE] [--plain-interval]
 --cell-pool-rule sets var ppi_cell_pool_rule for the scored SQL only (the warehouse does not depend on it), so the
-same --workdir --reuse gives both columns of docs/CORRECTION.md's switch -> composite table.
+same --workdir --reuse gives both columns of the switch / composite table (bench/results/correction.md).
 --queries scores the compiled correction SQL saved in FILE (JSON {"gender": sql, "couple": sql}, as
 lfh.build.correction_check.compiled_correction_sql returns it) instead of compiling this checkout's: the same
-splits scored with an earlier version's SQL give the before/after table of docs/CORRECTION.md.
---pre-issue-24 scores the interval issue 24 was filed under instead (docs/CORRECTION.md, "Net widths"): this
+splits scored with an earlier version's SQL compare two versions on the same splits.
+--plain-interval scores the plain interval instead (bench/results/correction.md, "Net widths"): this
 checkout's SQL compiled from a scratch copy of the project whose boundary construction is switched off (the plain
 clamped normal interval), with ppi_cell_pool_rule switch and ppi_machine_mean unlabeled.
-Needs ../shared/data/laissez-faire/audit_dev.xlsx; says so and stops where it is absent.
+Needs the study's audit_dev.xlsx (docs/DATA.md); says so and stops where it is absent.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def main() -> None:
     parser.add_argument("--cell-pool-rule", default=None, choices=["composite", "switch"],
                         help="var ppi_cell_pool_rule for the scored SQL (default: the project's)")
     parser.add_argument("--queries", type=Path, default=None, help="score this saved compiled SQL instead")
-    parser.add_argument("--pre-issue-24", action="store_true",
-                        help="score the interval issue 24 was filed under (switch, unlabeled, no boundary hull)")
+    parser.add_argument("--plain-interval", action="store_true",
+                        help="score the plain interval (switch, unlabeled, no boundary hull)")
     options = parser.parse_args()
     if not WORKBOOK.is_file():
         print(f"{WORKBOOK} not present: nothing to measure")
@@ -62,8 +62,8 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "lfh.cli", "ingest", str(WORKBOOK)], env=environment, check=True)
         run_dbt(["build", "--select", "+fct_representation_ratios", "+fct_sexual_orientation_ratios", "+dim_stories"],
                 db_path=warehouse, dbt_vars=dbt_vars, capture=True)
-    if options.pre_issue_24:
-        queries = pre_issue_24_queries(workdir, {**(dbt_vars or {}), "ppi_cell_pool_rule": "switch",
+    if options.plain_interval:
+        queries = plain_interval_queries(workdir, {**(dbt_vars or {}), "ppi_cell_pool_rule": "switch",
                                                  "ppi_machine_mean": "unlabeled"})
     started = time.perf_counter()
     scored_vars = {**(dbt_vars or {}), **({"ppi_cell_pool_rule": options.cell_pool_rule}
@@ -82,25 +82,25 @@ def main() -> None:
 
 # ppi_interval.sql's boundary construction switched off: the widening macros return the bound as it is, and part 2
 # (the Wilson interval where the variance degenerates) never applies. The plain clamped normal interval remains.
-PRE_ISSUE_24_PATCHES = (
+PLAIN_INTERVAL_PATCHES = (
     ("{% macro ppi_interval_widen_lower(lower, hand_n, hand_category_n, z=none, subset_n=none, to_zero_only=false) -%}",
      "{% macro ppi_interval_widen_lower(lower, hand_n, hand_category_n, z=none, subset_n=none, to_zero_only=false) -%}"
-     "{{ lower }}{%- endmacro %}{% macro pre_issue_24_unused_lower(lower, hand_n, hand_category_n, z=none, "
+     "{{ lower }}{%- endmacro %}{% macro plain_interval_unused_lower(lower, hand_n, hand_category_n, z=none, "
      "subset_n=none, to_zero_only=false) -%}"),
     ("{% macro ppi_interval_widen_upper(upper, hand_n, hand_category_n, z=none, subset_n=none, to_one_only=false) -%}",
      "{% macro ppi_interval_widen_upper(upper, hand_n, hand_category_n, z=none, subset_n=none, to_one_only=false) -%}"
-     "{{ upper }}{%- endmacro %}{% macro pre_issue_24_unused_upper(upper, hand_n, hand_category_n, z=none, "
+     "{{ upper }}{%- endmacro %}{% macro plain_interval_unused_upper(upper, hand_n, hand_category_n, z=none, "
      "subset_n=none, to_one_only=false) -%}"),
     ("(cast({{ variance }} as double) < 1e-12 or cast({{ share }} as double) <= 0 or cast({{ share }} as double) >= 1)",
      "(1 = 0)"),
 )
 
 
-def pre_issue_24_queries(workdir: Path, dbt_vars: dict) -> dict[str, str]:
-    """The correction SQL with the interval issue 24 was filed under: compiled from a copy of the project in
-    workdir/pre_issue_24 whose ppi_interval.sql has PRE_ISSUE_24_PATCHES applied (each must match)."""
+def plain_interval_queries(workdir: Path, dbt_vars: dict) -> dict[str, str]:
+    """The correction SQL with the plain interval (no boundary hull): compiled from a copy of the project in
+    workdir/plain_interval whose ppi_interval.sql has PLAIN_INTERVAL_PATCHES applied (each must match)."""
     root = project_root()
-    copy = workdir / "pre_issue_24"
+    copy = workdir / "plain_interval"
     shutil.rmtree(copy, ignore_errors=True)
     for item in ("models", "macros", "seeds", "tests", "dbt_project.yml", "profiles.yml"):
         source = root / item
@@ -110,9 +110,9 @@ def pre_issue_24_queries(workdir: Path, dbt_vars: dict) -> dict[str, str]:
             shutil.copy(source, copy / item)
     interval = copy / "macros" / "stats" / "ppi_interval.sql"
     text = interval.read_text()
-    for old, new in PRE_ISSUE_24_PATCHES:
+    for old, new in PLAIN_INTERVAL_PATCHES:
         if old not in text:
-            raise SystemExit(f"{interval}: no longer contains {old[:60]}...; update PRE_ISSUE_24_PATCHES")
+            raise SystemExit(f"{interval}: no longer contains {old[:60]}...; update PLAIN_INTERVAL_PATCHES")
         text = text.replace(old, new)
     interval.write_text(text)
     target = copy / "target"

@@ -1,8 +1,9 @@
 """`lfh ingest` at 500,000 and 5,000,000 stories in one run (bench/scale_ingest.py): prints each point's wall
-time, CPU time and peak RSS, and the 5M/500K ratios against issue 12's goals (peak <= 2 GiB; time <= 10x).
+time, CPU time and peak RSS, and the 5M/500K ratios against the scale goals of docs/SCALE.md (peak <= 2 GiB;
+time <= 10x).
 
-Big: on a shared machine run it under the lock, in a scratch folder with room (about 12 GB at 5M):
-    flock /work/coord/bigjob.lock nice -n 10 .venv/bin/python -m bench.bench_ingest_scale --workdir DIR
+Big: give it a work folder with room (about 12 GB at 5M); on a machine shared with other jobs, run it niced:
+    nice -n 10 .venv/bin/python -m bench.bench_ingest_scale --workdir DIR
 Run: .venv/bin/python -m bench.bench_ingest_scale [--stories 500000,5000000] [--workdir DIR]
 Takes tens of minutes at 5M on 2 cores; not part of `make test`.
 """

@@ -1,4 +1,4 @@
-"""Scale points of issue 12, in one command: `lfh ingest` and `lfh build` on 500K and 5M stories under the
+"""The scale points of docs/SCALE.md, in one command: `lfh ingest` and `lfh build` on 500K and 5M stories under the
 default memory limits, and the incremental step (1% new stories added to the largest warehouse, then `lfh build`
 again).
 
@@ -17,8 +17,8 @@ node type, with its slowest nodes. Ratios printed: 5M/500K ingest time (goal <= 
 5M/500K build time, build peak against the 4 GiB goal, and the incremental build's time against the full build of
 the same warehouse (goal <= 15%).
 
-Run (big: under the shared lock, in a scratch folder):
-    flock /work/coord/bigjob.lock nice -n 10 .venv/bin/python -m bench.bench_scale --workdir /work/scratch-build/scale
+Run (big: a work folder with tens of GB free; niced on a machine shared with other jobs):
+    nice -n 10 .venv/bin/python -m bench.bench_scale --workdir DIR
 Options: --sizes 500000 5000000, --increment 0.01, --reuse (keep raw warehouses already in --workdir),
 --skip-ingest (build points only).
 Takes tens of minutes at 5M; not part of `make test`.

@@ -1,4 +1,5 @@
-"""The whole build on DuckDB and on local Spark, in the same run, from the same landed Parquet files (issue 11).
+"""The whole build on DuckDB and on local Spark, in the same run, from the same landed Parquet files
+(docs/SCALE_OUT.md).
 
 `lfh lexicon --parquet-dir`, `lfh simulate --stories-per-prompt 1667 --samples 1` (500,100 stories, one label
 response each, as the study's final labeling run and bench/bench_scale.py) and `lfh ingest --parquet-dir` land the
@@ -8,7 +9,7 @@ warehouse folder and metastore, driver memory capped by --driver-memory). Prints
 of each, and Spark's ratios to DuckDB. Peak memory is sampled from /proc over the whole process tree (dbt, the
 pyspark gateway and the JVM together), because the JVM is not a waited-for child whose max RSS wait4 would report.
 
-Run: nice -n 10 flock /work/coord/bigjob.lock .venv/bin/python -m bench.bench_spark [--stories-per-prompt 1667]
+Run: nice -n 10 .venv/bin/python -m bench.bench_spark [--stories-per-prompt 1667]
      [--samples 1] [--workdir DIR] [--reuse] [--driver-memory 4g] [--skip-tests]
 Takes long (the Spark build of 500,000 stories: tens of minutes on 2 cores); not part of `make test`.
 """

@@ -1,10 +1,10 @@
-"""Every mart equal before and after a refactor, on the simulated, the audit and a mixed warehouse (issue 22).
+"""Every mart equal before and after a refactor, on the simulated, the audit and a mixed warehouse.
 
 Build the three warehouses with the code of one checkout (the lfh package first on PYTHONPATH decides which):
 
-    PYTHONPATH=/path/to/checkout/ingest python -m bench.compare_marts build /tmp/before
-    PYTHONPATH=ingest python -m bench.compare_marts build /tmp/after
-    python -m bench.compare_marts compare /tmp/before /tmp/after [marts intermediate ...]
+    PYTHONPATH=OTHER_CHECKOUT/ingest python -m bench.compare_marts build BEFORE_DIR
+    PYTHONPATH=ingest python -m bench.compare_marts build AFTER_DIR
+    python -m bench.compare_marts compare BEFORE_DIR AFTER_DIR [marts intermediate ...]
 
 - simulated: a simulated corpus (stories_per_prompt 2, seed 7) with the test lexicon of tests/fixtures_simulate.py
 - audit: the study's audit_dev.xlsx (stories, label responses and hand labels) with the same lexicon
@@ -15,7 +15,7 @@ Each is a full `lfh build --skip-tests` (the tables, not the tests). `compare` c
 schema (or of the schemas named): the same columns and types, the same rows (doubles to a relative 1e-9;
 source_file, a path, and the load columns aside), and exits 1 naming what differs. A table present only after
 (a new model) is not compared; one present only before is an error.
-Needs ../shared/data/laissez-faire for the audit and mixed warehouses (skipped, saying so, without it).
+Needs the study's audit_dev.xlsx (docs/DATA.md) for the audit and mixed warehouses (skipped, saying so, without it).
 """
 
 from __future__ import annotations

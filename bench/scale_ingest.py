@@ -1,4 +1,4 @@
-"""The ingest scale point of issue 12: `lfh ingest` of N stories and N label responses (one per story, as the
+"""The ingest scale point (docs/SCALE.md): `lfh ingest` of N stories and N label responses (one per story, as the
 study's final labeling run) into a fresh warehouse, as its own process (wall time, CPU time and peak RSS from
 wait4), then the same command again (unchanged files: skipped after checksumming).
 

@@ -22,7 +22,7 @@ from tiers import pytest_configure as configure_tiers
 from lfh.paths import project_root
 
 pytest_plugins = ["pytester"]  # tests/test_tiers.py runs the tier check on a pytest run of its own
-pytest_plugins += ["fixtures_shared_audit"]  # the shared audit builds and compiled correction SQL (u22)
+pytest_plugins += ["fixtures_shared_audit"]  # the shared audit builds and compiled correction SQL
 
 SHARED_DATA = project_root().parent / "shared" / "data" / "laissez-faire"
 
@@ -45,7 +45,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture
 def shared_data() -> Path:
-    """The study's published workbooks; tests that use them skip where ../shared is absent."""
+    """The study's published workbooks (docs/DATA.md); tests that use them skip where ../shared is absent."""
     if not (SHARED_DATA / "audit_dev.xlsx").is_file():
         pytest.skip(f"{SHARED_DATA} not present")
     return SHARED_DATA

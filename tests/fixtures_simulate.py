@@ -82,7 +82,7 @@ def write_test_lexicon(db_path: Path) -> None:
 
 def planted_models() -> tuple[SimModel, ...]:
     """Three simulated models: Sim-A and Sim-B identical (every contrast between them is planted equal), Sim-D with
-    planted differences in race and gender shares and in who is cast as subordinate (issue 21)."""
+    planted differences in race and gender shares and in who is cast as subordinate (docs/CONTRASTS.md)."""
     same = SimModel("Sim-A", ("Sim-A",), {}, {}, 1.0)
     return (
         same,

@@ -14,8 +14,8 @@ cells (≥ 93%: stratified PPI keeps them valid under unequal sampling rates), t
 default selection, and it is 15% narrower for the selections where the bench shows it on average (CLAIMED, each at
 the floor per stratum it was shown at); a strict expected failure, with the reason, where the bench shows it is not
 (SHORT), so that a change either way shows. Every natural selection, with more pilots and draws, the planned gain,
-the ceilings and the oracle: `python -m bench.bench_audit_allocation` and docs/CORRECTION.md ("Why the broad
-selections do not reach 15%, measured"). Skips where ../shared is absent."""
+the ceilings and the oracle: `python -m bench.bench_audit_allocation` and bench/results/correction.md ("Why the
+broad selections do not reach 15%"). Skips without the study's data (docs/DATA.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`lfh build` as a command (issue 13, items 4, 5 and 7): vars refused before dbt runs, compact progress and a
+"""`lfh build` as a command: vars refused before dbt runs, compact progress and a
 short failure, one build at a time holding the warehouse lock, and no dbt left running when the build is killed.
 dbt itself is replaced by tests/fake_dbt.py (LFH_DBT_EXECUTABLE) except where the real one is needed."""
 
@@ -89,7 +89,7 @@ def alive(pid: int) -> bool:
     ("max_name_tokens=2.5", "a whole number"),
     ("name_rule=studdy", "valid: study, refined"),
     ("vote_threshold", "write NAME=VALUE"),
-    # issue 23: every statistics var has bounds
+    # every statistics var has bounds
     ("ppi_lambda=2", "ppi_lambda=2.0: must be between 0.0 and 1.0"),
     ("ppi_lambda=-0.1", "must be between 0.0 and 1.0"),
     ("ppi_min_hand_labeled=-1", "ppi_min_hand_labeled=-1: must be between 1 and inf"),
@@ -339,8 +339,8 @@ def test_writers_wait_for_a_running_build(ready_warehouse: Path, fake_dbt: Path,
 
 @pytest.mark.slow
 def test_readers_wait_for_a_running_build_then_read(ready_warehouse: Path, fake_dbt: Path, tmp_path: Path) -> None:
-    """Issue 23: a reader (report, audit-sample, publish) opening the file between two of dbt's connections made the
-    build fail; now it waits, says so, and opens the warehouse only once the build is over. The build is held
+    """A reader (report, audit-sample, publish) that opened the file between two of dbt's connections would make the
+    build fail; it waits, says so, and opens the warehouse only once the build is over. The build is held
     (FAKE_DBT_HOLD) until every reader has said it waits, so the test does not depend on how fast readers start."""
     release = tmp_path / "release"
     build = start_build(FAKE_DBT_NODES="30", FAKE_DBT_SLEEP="0.05", FAKE_DBT_HOLD=str(release))
@@ -493,8 +493,8 @@ def test_lock_is_reentrant_in_one_process_and_exclusive_across(tmp_path: Path) -
     assert issubclass(WarehouseBusy, Exception)
 
 
-# issue 11: `lfh build --target spark` goes through the same entry point: the same var check, a lock (on the Spark
-# folder, whose Derby metastore takes one process at a time), the landed Parquet files as raw tables
+# `lfh build --target spark` (docs/SCALE_OUT.md) goes through the same entry point: the same var check, a lock (on
+# the Spark folder, whose Derby metastore takes one process at a time), the landed Parquet files as raw tables
 
 @pytest.fixture
 def landed_parquet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

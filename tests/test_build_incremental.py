@@ -1,5 +1,5 @@
-"""Incremental builds give the same tables as a full rebuild (issue 12): stories and label responses landed in
-several steps and orders (responses before their stories, a story re-labeled by a later run, which then counts),
+"""Incremental builds give the same tables as a full rebuild (docs/INCREMENTAL.md): stories and label responses landed
+in several steps and orders (responses before their stories, a story re-labeled by a later run, which then counts),
 and a changed var and a changed seed, which must trigger the full rebuild they need rather than leave stale rows.
 
 The builds run on a copy of the project's dbt files (so the test can edit a seed): monkeypatched project_root."""

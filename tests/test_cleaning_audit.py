@@ -5,7 +5,7 @@ of the rule or of what feeds it shows). The first build also uses name_rule=stud
 figures of named Labor characters without a first name), the second the default refined name parse
 (docs/NAME_RULE.md: agreement with the first name a person reads from the hand-written name). Both are the run's
 shared audit builds (tests/conftest.py's audit_build at the default vars; tests/fixtures_shared_audit.py's
-audit_with_vars for the study rules). Skips where ../shared is absent."""
+audit_with_vars for the study rules). Skips without the study's data (docs/DATA.md)."""
 
 from __future__ import annotations
 

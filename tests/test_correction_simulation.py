@@ -1,6 +1,6 @@
 """The corrected couple shares (int_couple_shares_corrected's compiled SQL, the project's default vars) on simulated
 couples with a known truth: the couple types the development audit never shows among its hand labels (Female-Female,
-Female-Non-binary, Male-Non-binary; issue 24) are planted at 2-4%, and the labeler errs at rates that differ by
+Female-Non-binary, Male-Non-binary) are planted at 2-4%, and the labeler errs at rates that differ by
 model (a partner's gender read as non-binary, the "they" of a pair, or swapped), as it does on the study's audit.
 Each replication draws new stories, hand-labels a random 30% of them (story level, as the dev-audit validation does),
 and scores every corrected interval against the replication's own hand-label share of the whole set. Coverage must

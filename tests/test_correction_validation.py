@@ -5,8 +5,8 @@ correction models' compiled SQL runs on the rest (lfh.build.correction_check, in
 must cover the share the hand labels give on the whole set at close to its nominal rate; the uncorrected
 (machine-label) interval does not, where the labeler is biased. Both gender rules share the one build (the `study`
 rule rebuilds only the models downstream of the rule, tests/fixtures_correction.py) and one compile of the correction
-SQL (which does not depend on the rule). `python -m bench.bench_correction` runs more splits. Skips where ../shared
-is absent."""
+SQL (which does not depend on the rule). `python -m bench.bench_correction` runs more splits. Skips without
+the study's data (docs/DATA.md)."""
 
 from __future__ import annotations
 
@@ -56,8 +56,8 @@ def coverage(biased_rule_audit: Path,  # noqa: F811 (the imported fixture)
 def coverage_default_rule(audit_build: Path,
                           correction_queries: dict[str, str]) -> dict[tuple, CellCoverage]:  # noqa: F811
     """The default gender rule (the shared audit build as it is, read-only): far less biased, but its errors differ
-    by model (issue 24: the per-model Non-binary–Non-binary couples were covered 86.9% of the splits under the old
-    own-or-pool switch)."""
+    by model (the per-model Non-binary–Non-binary couples are covered in 86.9% of the splits under the own-or-pool
+    `switch` rule, which is why `composite` is the default)."""
     return _coverage(audit_build / "lfh.duckdb", correction_queries)
 
 

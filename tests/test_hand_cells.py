@@ -1,4 +1,4 @@
-"""Issue 23: every hand-label cell understood or rejected with its reason (lfh.landing.hand_cells), without a
+"""Every hand-label cell understood or rejected with its reason (lfh.landing.hand_cells), without a
 warehouse: the drop-down after trimming and case-folding, formulas without a saved value, objects."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23: hand labels have a history and the latest wins, in both landing sinks. A corrected cell lands as a new
+"""Hand labels have a history and the latest wins, in both landing sinks. A corrected cell lands as a new
 row (the earlier one stays, with its load id), an unchanged one is a duplicate, a revert to an earlier value lands
 again (it is the latest now), and the load says how many labels changed."""
 

@@ -1,4 +1,4 @@
-"""Issue 23: hand labels are human work, never lost or misread, and a reader never breaks a build.
+"""Hand labels are human work, never lost or misread, and a reader never breaks a build.
 
 One small simulated warehouse (300 stories) is built for real by `lfh build` while `lfh report`, `lfh audit-sample`
 and `lfh publish` run in loops beside it; the same warehouse then serves the hand-label round trips: a workbook

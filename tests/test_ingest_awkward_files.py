@@ -1,4 +1,4 @@
-"""Files a user really has (issue 13, items 8-11): a byte-order mark, one bad value among good rows, a path that
+"""Files a user really has: a byte-order mark, one bad value among good rows, a path that
 cannot be read next to good ones, Latin-1 or `;`-separated CSV. Each keeps the good rows."""
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def test_audit_workbook_lands_responses_and_manual_labels(tmp_path: Path, wareho
     ]
     rejects = query_all(warehouse, "select source_row, target_table, reason, detail from raw.rejects "
                                    "order by target_table, source_row")
-    assert rejects[0][:3] == (2, "hand_labels", "object_without_object")  # issue 23: it used to vanish later
+    assert rejects[0][:3] == (2, "hand_labels", "object_without_object")  # rejected at ingest, not lost later
     assert rejects[1:] == [
         (4, "hand_labels", "unreadable_cell", "the 'Manual Subject Name' cell is not a Python-literal list of strings"),
         (4, "label_responses", "unreadable_cell",

@@ -1,5 +1,5 @@
-"""Issue 21: the model contrasts recover what the simulator planted between models. Three simulated models: two
-identical (every contrast between them is planted equal) and one with planted differences in race and gender
+"""The model contrasts (docs/CONTRASTS.md) recover what the simulator planted between models. Three simulated models:
+two identical (every contrast between them is planted equal) and one with planted differences in race and gender
 shares (race_multiplier, gender_multiplier) and in who is cast as subordinate (the per-model condition_multiplier).
 
 Rules: planted differences that the corpus can detect (the planted log ratio at least 4 standard errors from 0

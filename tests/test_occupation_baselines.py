@@ -156,7 +156,7 @@ def test_cli_writes_the_seed_and_names_the_occupations_without_baseline(tmp_path
 
 
 def test_non_utf8_bytes_end_in_one_clean_line(tmp_path: Path) -> None:
-    """Issue 23: a Latin-1 export ended in a UnicodeDecodeError traceback."""
+    """A Latin-1 export ends in one clean error line, never a UnicodeDecodeError traceback."""
     bls = tmp_path / "cpsaat11_2022.csv"
     bls.write_bytes((HEADER + "Caf\xe9 cooks,2012,38.4,69.4,17.7,5.9,36.1\n").encode("latin-1"))
     mapping = write(tmp_path / "map.csv", "occupation,bls_title,reason\ncook,Cooks,r\n")

@@ -1,10 +1,10 @@
-"""The hand-label correction of the occupation mart (docs/CORRECTION.md, issue 15) on the study's development audit:
+"""The hand-label correction of the occupation mart (docs/CORRECTION.md) on the study's development audit:
 audit_dev.xlsx ingested and built (every story hand-labeled). The study's audit has 6 to 14 hand-labeled occupation
 holders per occupation x condition, so with the default minimum (var ppi_min_hand_labeled = 20) no occupation row
 can be corrected: the mart says how many hand labels there are and leaves the corrected values null. Rebuilt with
 the minimums at 10, the occupations with at least 10 hand-labeled holders get a corrected share; every holder being
 hand-labeled, it must be the hand labels' own female share (lam = 0), computed here from the hand labels.
-Skips where ../shared is absent."""
+Skips without the study's data (docs/DATA.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""An independent Python computation of marts.fct_occupation_representation_ratios (issue 15), written from the
+"""An independent Python computation of marts.fct_occupation_representation_ratios, written from the
 mart's documented definition, row by row over fct_characters and the seeds as plain CSV; the formulas are the
 reference implementation of tests/test_measures_reference.py (not the dbt macros). The tests here check the
 reference itself on a case worked out by hand; the whole-pipeline tests compare it with the mart."""

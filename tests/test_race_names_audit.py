@@ -1,7 +1,7 @@
 """Race from surnames on the study's development audit (docs/RACE_NAMES.md): audit_dev.xlsx with the real pinned
 lexicon (first names and Census 2010 surnames), built with the default var race_name_source=first_then_surname and
-again with first_name (the study). Skips where ../shared is absent or the pinned lexicon files are not cached (run
-`lfh lexicon` once: the test suite itself never downloads)."""
+again with first_name (the study). Skips without the study's data (docs/DATA.md) or where the pinned lexicon files
+are not cached (run `lfh lexicon` once: the test suite itself never downloads)."""
 
 from __future__ import annotations
 

@@ -41,9 +41,9 @@ def test_a_failed_build_fails_later_askers_without_building_again(tmp_path_facto
 
 def test_a_skipped_build_skips_later_askers(tmp_path_factory: pytest.TempPathFactory) -> None:
     def build(_folder: Path) -> None:
-        pytest.skip("../shared not present")
+        pytest.skip("the study's data not present")
 
     name = f"selftest-{uuid.uuid4().hex}"
     for _ in range(2):
-        with pytest.raises(pytest.skip.Exception, match="../shared not present"):
+        with pytest.raises(pytest.skip.Exception, match="the study's data not present"):
             build_once(tmp_path_factory, name, build)

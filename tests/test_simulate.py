@@ -142,7 +142,7 @@ def test_bad_config_names_file_and_setting(tmp_path: Path) -> None:
 
 
 def test_a_models_condition_multiplier_is_read_and_checked(tmp_path: Path) -> None:
-    """Issue 21: models[i].condition_multiplier plants a difference between models; off unless written."""
+    """models[i].condition_multiplier plants a difference between models; off unless written."""
     default = load_config().source.read_text(encoding="utf-8")
     anchor = 'race_multiplier = { aian = 0.3, nhpi = 0.6 }\n'
     assert anchor in default

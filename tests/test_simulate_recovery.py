@@ -1,7 +1,7 @@
 """The whole pipeline recovers what the simulator planted: simulate (small test lexicon) -> ingest -> dbt build,
 then every mart cell with enough data is compared with the planted truth written next to the corpus.
 
-Rule (issue 5): the planted value lies inside the mart's 95% interval for at least 90% of the cells with enough
+Rule: the planted value lies inside the mart's 95% interval for at least 90% of the cells with enough
 data, and no cell is off by more than its interval's width."""
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def test_name_coverage_matches_the_planted_naming_rate(built: tuple[Path, dict])
 
 
 def test_occupation_shares_recover_the_planted_truth(built: tuple[Path, dict]) -> None:
-    """Issue 15: the occupation holders' female share (among female and male) and race shares recover what the
+    """The occupation holders' female share (among female and male) and race shares recover what the
     simulator planted for the subject role of each Labor prompt."""
     db_path, truth = built
     planted = pl.DataFrame(truth["occupations"]).rename({"expected_share": "planted_share"})

@@ -1,7 +1,7 @@
-"""The same dbt project on Apache Spark (issue 11): a small simulated corpus, with a hand-labeled audit sample, is
-landed once as Parquet files (`lfh ingest --parquet-dir`), built on DuckDB and on local Spark from those same files
-(`lfh build [--target spark] --parquet-dir`: every seed and model on both, the unit tests on Spark (DuckDB's run
-in tests/test_measures_pipeline.py's build), the data tests on DuckDB),
+"""The same dbt project on Apache Spark (docs/SCALE_OUT.md): a small simulated corpus, with a hand-labeled audit
+sample, is landed once as Parquet files (`lfh ingest --parquet-dir`), built on DuckDB and on local Spark from those
+same files (`lfh build [--target spark] --parquet-dir`: every seed and model on both, the unit tests on Spark
+(DuckDB's run in tests/test_measures_pipeline.py's build), the data tests on DuckDB),
 published by both (`lfh publish [--target spark]`), and every published mart must be equal row by row: doubles to
 a relative 1e-9, nulls, empty strings and lists exactly. Also: the accent fold map Spark uses is DuckDB's.
 

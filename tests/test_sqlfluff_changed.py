@@ -141,8 +141,8 @@ def test_a_correction_model_reports_what_the_full_lint_reported(tmp_path: Path) 
     by the full lint (line 13, CP01); (b) one in the stood-in macro's expansion, which the full lint did not report
     (a templated region); (c) a stray comma in that expansion: the full lint reported sqlfluff's parse error there,
     this lint does not parse expansions (the engines that run them judge them: tests/sqlfluff_changed.py), so
-    only (a) is reported. What the full lint reported was measured on sqlfluff 4.4.0 by linting such copies the old
-    way (/work/team/notes/lint22.md)."""
+    only (a) is reported. What the full lint reports was measured on sqlfluff 4.4.0 by linting such copies with the
+    full dbt-templated lint (`sqlfluff lint models`)."""
     project = tmp_path / "project"
     project.mkdir()
     for name in ("models", "macros", "seeds", "tests/dbt", cache.STAND_INS):

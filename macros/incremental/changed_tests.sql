@@ -1,5 +1,5 @@
 {#-
-    Data tests of the incremental layer check only the changed stories in an incremental run (issue 12).
+    Data tests of the incremental layer check only the changed stories in an incremental run (docs/INCREMENTAL.md).
 
     Every generic data test reads the model it tests through get_where_subquery(); this override adds, for a
     story-level incremental model in an incremental run, `story_id in (select story_id from int_stories_changed)`

@@ -1,6 +1,6 @@
 {#-
-    The incremental layer (issue 12): every story- and character-level model is rebuilt only for the stories that
-    changed since the last build (new stories, or new label responses for a story: the run that counts may change).
+    The incremental layer (docs/INCREMENTAL.md): every story- and character-level model is rebuilt only for the
+    stories that changed since the last build (new stories, or new label responses for a story: the run that counts may change).
     int_stories_changed lists those stories; each such model starts with
 
         {{ config(**story_incremental()) }}

@@ -93,8 +93,8 @@ def _read_bls_table(path: Path) -> BlsTable:
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
     except FileNotFoundError as exc:
-        raise OccupationBaselineError(f"{path}: no such file (BLS CPS table 11 as CSV; see "
-                                      "../shared/data/bls/README.md)") from exc
+        raise OccupationBaselineError(f"{path}: no such file. Give the path of BLS CPS 2022 table 11 saved as CSV "
+                                      "(docs/DATA.md names the file, its columns and where BLS publishes it)") from exc
     lines: dict[str, BlsLine] = {}
     duplicates: set[str] = set()
     with handle:

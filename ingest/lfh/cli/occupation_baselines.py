@@ -27,7 +27,7 @@ from lfh.paths import seeds_dir
 def occupation_baselines_command(bls_csv: Path, mapping_path: Path | None, out_path: Path | None,
                                  vintage: str | None) -> None:
     """Write the Labor occupations' workforce baselines (seeds/occupation_workforce_baselines.csv) from BLS CPS
-    table 11 (e.g. ../shared/data/bls/cpsaat11_2022.csv) and the mapping seed. Then `lfh build`."""
+    table 11 saved as CSV (cpsaat11_2022.csv, docs/DATA.md) and the mapping seed. Then `lfh build`."""
     mapping_path = mapping_path or seeds_dir() / MAPPING_SEED
     out_path = out_path or seeds_dir() / BASELINE_SEED
     try:

@@ -1,4 +1,4 @@
-"""Every hand-label cell understood or rejected with its reason (issue 23): a gender outside the workbook's
+"""Every hand-label cell understood or rejected with its reason: a gender outside the workbook's
 drop-down (after trimming and case-folding), a formula cell without a saved value, and an object label on a story
 without an object character each become a raw.rejects row naming the column and the value; the character's label
 is then not landed at all (a half-understood label would replace a good earlier one: labels have a history and the

@@ -84,8 +84,8 @@ def finetune_examples(frame: pl.DataFrame, source: str, use_workbook_request: bo
     reason for the first unusable row: a training set must not silently lose examples."""
     missing = [column for column in REQUIRED if column not in frame.columns]
     if missing:
-        raise InputError(f"{source}: missing column(s) {', '.join(missing)}; expected the training "
-                         "workbook format (see /work/shared/data/README.md)")
+        raise InputError(f"{source}: missing column(s) {', '.join(missing)}; expected the columns of "
+                         "the study's training workbook (training_150.xlsx, docs/DATA.md)")
     examples = []
     for index, row in enumerate(frame.iter_rows(named=True)):
         try:

@@ -587,7 +587,7 @@ def _ranking_panel(ax: plt.Axes, rows: pl.DataFrame, colors: dict[str, str]) -> 
 
 
 def model_rankings(rankings: pl.DataFrame, domain: str, condition: str = "baseline") -> Figure | None:
-    """Issue 21: per main group (genders, then races) of one domain, the models ordered by distance of their
+    """Per main group (genders, then races) of one domain, the models ordered by distance of their
     representation ratio from parity, each with its interval and the ranks it can hold at the chosen FDR
     (fct_model_rankings): a model whose bracket overlaps another's cannot be told apart from it."""
     if rankings.is_empty():

@@ -119,7 +119,7 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
 
 
 def _ranking_sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
-    """Issue 21: which models differ: one figure per domain from fct_model_rankings (docs/CONTRASTS.md)."""
+    """Which models differ: one figure per domain from fct_model_rankings (docs/CONTRASTS.md)."""
     caption = (
         "Which models portray people closest to the population, told apart only where the data allow: per group, "
         "the models' representation ratios in Baseline stories (dot, 95% interval, log scale; 1 = parity), "

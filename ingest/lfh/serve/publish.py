@@ -40,7 +40,7 @@ class Publication:
 
 
 def default_destination() -> Path:
-    """warehouse/published beside the build warehouse (so LFH_DB=/tmp/x/lfh.duckdb publishes to /tmp/x/published)."""
+    """warehouse/published beside the build warehouse (so LFH_DB=DIR/lfh.duckdb publishes to DIR/published)."""
     return database_path().parent / "published"
 
 

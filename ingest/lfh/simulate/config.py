@@ -24,8 +24,8 @@ class SimModel:
     race_multiplier: dict[str, float]
     gender_multiplier: dict[str, float]
     named_multiplier: float
-    # Planted differences between models in who is cast as subordinate (issue 21): a race multiplier per condition
-    # applied on top of race.condition_multiplier for this model only. Empty (the default) = no difference.
+    # Planted differences between models in who is cast as subordinate (docs/CONTRASTS.md): a race multiplier per
+    # condition applied on top of race.condition_multiplier for this model only. Empty (the default) = no difference.
     condition_multiplier: dict[str, dict[str, float]] = field(default_factory=dict)
 
 

@@ -80,7 +80,8 @@ def subordination_truth(counts: pl.DataFrame) -> pl.DataFrame:
 def occupation_truth(design: Design, pools: pl.DataFrame, characters_per_row: int) -> pl.DataFrame:
     """Per model (and 'All'), Labor occupation and condition, over the occupation holders (the subject of each
     Labor prompt): the expected female count among female and male characters (the BLS comparison's gender
-    denominator) and the expected fractional race counts among named characters (issue 15)."""
+    denominator) and the expected fractional race counts among named characters (as
+    fct_occupation_representation_ratios counts them)."""
     occupation_of = {prompt.prompt_id: prompt.subject for prompt in design.prompts}
     holders = design.rows.filter((pl.col("domain") == "labor") & (pl.col("role") == "subject")).select(
         "design_index", pl.col("prompt_id").replace_strict(occupation_of).alias("occupation"))

@@ -1,5 +1,6 @@
--- The stories the incremental layer rebuilds in this run (issue 12): every story on a full build; otherwise those
--- that are new or got rows loaded since the last complete build (a new labeling run may change which run counts).
+-- The stories the incremental layer rebuilds in this run (docs/INCREMENTAL.md): every story on a full build;
+-- otherwise those that are new or got rows loaded since the last complete build (a new labeling run may change
+-- which run counts).
 -- A story's version is the last load of its story row or any of its label responses. What the last complete build
 -- held is not a model: `lfh build` writes it (meta.stories_built, meta.loads_built) with the fingerprint after the
 -- build succeeded (ingest/lfh/build/state.py), and this model reads it as the source build_state. A build run

@@ -1,5 +1,5 @@
--- The workforce share p* of each compared group in each Labor occupation (issue 15; docs/METHOD.md §7: p* can be the
--- occupation's workforce): seeds/occupation_workforce_baselines.csv (generated from BLS CPS table 11 by
+-- The workforce share p* of each compared group in each Labor occupation (docs/METHOD.md §7: p* can be
+-- the occupation's workforce): seeds/occupation_workforce_baselines.csv (generated from BLS CPS table 11 by
 -- `lfh occupation-baselines`) unpivoted to one row per occupation and group, kept only for the groups that
 -- seeds/occupation_baseline_groups.csv marks as validly compared (its reason column says why each is or is not).
 -- Percent -> fraction. A BLS dash (no percentage published) stays null: no baseline is made up.

@@ -1,5 +1,5 @@
--- Labor occupations against their real workforce (issue 15; docs/METHOD.md §6–7 with p* = the occupation's workforce
--- share, BLS CPS table 11): observed share of each compared group among the characters who hold the occupation,
+-- Labor occupations against their real workforce (docs/METHOD.md §6–7 with p* = the occupation's workforce share,
+-- BLS CPS table 11): observed share of each compared group among the characters who hold the occupation,
 -- the workforce share, R = p / p*, Wilson share interval and its ratio-scale image, Altman–Bland p-value, and
 -- Benjamini–Hochberg q-values — the macros of macros/stats/, as in fct_representation_ratios.
 -- BH family = every row of this mart for one model (occupations, conditions and groups together) that has a
