@@ -46,9 +46,9 @@ SHORT = {DEFAULT: "the plan, even knowing every stratum's labeler errors (bench 
                   "allocation of 200 stories can gain over these 198 cells: a story narrows only its own stratum's "
                   "cells, and the selection spans all 30 (bench: 0.3% realised at floor 3, 0.5% at floor 1)"}
 FLOORS = {**CLAIMED, DEFAULT: 3}
-# Where the plan's half-width misses the realised one by more than 20%: none since the composite's tau2 is forecast
-# from the expected between-model sum of squares (docs/CORRECTION.md, "The plan's prediction"; this test's pilot:
-# couples -22% -> -15% / -18%, learning +49% -> +7% for the optimal allocation, love and non-binary within 16%).
+# Where the plan's half-width misses the realised one by more than 20%: none, the composite's tau2 being forecast
+# from the expected between-model sum of squares (bench/results/correction.md, "The plan's prediction"; this test's
+# pilot: couples -15% / -18%, learning +7% for the optimal allocation, love and non-binary within 16%).
 PREDICTION_MISSES: tuple[str, ...] = ()
 
 

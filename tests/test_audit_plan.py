@@ -171,9 +171,10 @@ def test_plan_reads_the_warehouse_and_masks(tmp_path: Path) -> None:
 
 
 def test_machine_label_strata_and_their_floors(tmp_path: Path) -> None:
-    """Strata split by the story's machine-label class (docs/CORRECTION.md, "Strata on the machine labels"): M1's two
-    stories whose subject the labeler leaves unspecified (index 0 and 6) form the uncertain stratum; the floors give
-    every stratum min_labeled hand-labeled stories in all (never more than it holds), besides min_per_stratum more."""
+    """Strata split by the story's machine-label class (bench/results/correction.md, "Strata on the machine labels"):
+    M1's two stories whose subject the labeler leaves unspecified (index 0 and 6) form the uncertain stratum; the floors
+    give every stratum min_labeled hand-labeled stories in all (never more than it holds), besides min_per_stratum
+    more."""
     db_path = tmp_path / "lfh.duckdb"
     _warehouse(db_path)
     with duckdb.connect(str(db_path), read_only=True) as connection:
