@@ -31,9 +31,9 @@ BUDGET_ENV_VAR = "LFH_FAST_TEST_BUDGET"
 DEFAULT_BUDGET_SECONDS = 30.0
 SLOW_MARKER = "slow"
 # Modules scheduled first, longest first: setup and calls in seconds on one worker, from the last quiet run's
-# --durations (README, Test time), with the targets this session set for the modules made cheaper (audit_allocation
-# 40 s, correction_validation and correction_simulation 80 s together). Everything else keeps its collection order
-# after them. tests/test_schedule.py checks that each still exists.
+# --durations (README, Test time; bench/results/test_time.md), with the targets set for the modules made cheaper
+# (audit_allocation 40 s, correction_validation and correction_simulation 80 s together). Everything else keeps its
+# collection order after them. tests/test_schedule.py checks that each still exists.
 SLOW_FIRST = (
     "test_spark.py",               # 199 s, one test: the Spark build
     "test_build_incremental.py",   # 150
