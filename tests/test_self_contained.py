@@ -1,9 +1,11 @@
 """The repository stands on its own: a reader has only a clone.
 
 No text under version control (code, SQL, docs, tests, configs, seeds) may cite an issue or pull-request number
-(a clone has no issues), a private note, or an absolute path of a particular machine; and the folder of the data
-from outside the repository (`../shared`) is named only where docs/DATA.md says it is (docs/DATA.md, the README's
-commands, and tests/conftest.py, which reads it). Each finding names the file, line and what to write instead.
+(a clone has no issues), a private note, or an absolute path of a particular machine; the method is cited where it
+is, docs/METHOD.md (not a bare "METHOD.md" or "METHOD §", which named a file outside the repository); and the folder
+of the data from outside the repository (`../shared`) is named only where docs/DATA.md says it is (docs/DATA.md, the
+README's commands, and tests/conftest.py, which reads it). Each finding names the file, line and what to write
+instead.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
      "state the fact itself here or in a doc of the repository"),
     ("machine path", re.compile(r"(?<![\w.~-])/(?:work|tmp|home|Users|scratch)/"),
      "use a path relative to the clone, or a placeholder such as DIR"),
+    ("method citation", re.compile(r"(?<![\w/])METHOD(?:\.md)?\s*(?:§|section\b)|(?<!docs/)(?<![\w/])METHOD\.md\b"),
+     "cite the method as docs/METHOD.md §N"),
 )
 SHARED_FOLDER = re.compile(r"\.\./shared\b")
 
@@ -98,6 +102,9 @@ def test_the_repository_cites_no_issue_note_or_machine_path() -> None:
     "LFH_DB=/tmp/x/lfh.duckdb lfh build",
     "the checkout is /home/alice/lfh",
     "tests read ../shared/data",
+    "the rule of METHOD.md §4.4",
+    "METHOD §9 exactly",
+    "per METHOD.md section 1",
 ])
 def test_each_kind_is_caught(line: str) -> None:
     assert findings([("docs/EXAMPLE.md", line)])
@@ -106,6 +113,7 @@ def test_each_kind_is_caught(line: str) -> None:
 @pytest.mark.parametrize("line", [
     "color:#222;margin:0",
     "docs/METHOD.md §4.4 exactly",
+    "[docs/METHOD.md](docs/METHOD.md); the METHOD comments read better",
     "tmp_path / 'lfh.duckdb'",
     "a path relative to the clone: warehouse/lfh.duckdb",
     "the 5 issues of the labeler",
