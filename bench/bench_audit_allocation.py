@@ -196,7 +196,7 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="reuse the warehouse already in --workdir")
     options = parser.parse_args()
     if not WORKBOOK.is_file():
-        print(f"{WORKBOOK} not present: nothing to measure")
+        print(f"{WORKBOOK} not present (docs/DATA.md): nothing to measure")
         return
     workdir = options.workdir or Path(tempfile.mkdtemp(prefix="bench_audit_allocation_"))
     warehouse = workdir / "lfh.duckdb"

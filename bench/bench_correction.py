@@ -49,7 +49,7 @@ def main() -> None:
                         help="score the plain interval (switch, unlabeled, no boundary hull)")
     options = parser.parse_args()
     if not WORKBOOK.is_file():
-        print(f"{WORKBOOK} not present: nothing to measure")
+        print(f"{WORKBOOK} not present (docs/DATA.md): nothing to measure")
         return
     dbt_vars = {"gender_rule": options.gender_rule} if options.gender_rule else None
     queries = json.loads(options.queries.read_text()) if options.queries else None

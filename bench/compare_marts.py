@@ -64,7 +64,7 @@ def build(out: Path, names: tuple[str, ...] = WAREHOUSES) -> None:
     for name in names:
         files = inputs[name]
         if not all(path.exists() for path in files):
-            print(f"{name}: skipped ({shared} absent)")
+            print(f"{name}: skipped ({shared} absent, docs/DATA.md)")
             continue
         db_path = out / name / "lfh.duckdb"
         db_path.parent.mkdir(parents=True, exist_ok=True)

@@ -47,7 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def shared_data() -> Path:
     """The study's published workbooks (docs/DATA.md); tests that use them skip where ../shared is absent."""
     if not (SHARED_DATA / "audit_dev.xlsx").is_file():
-        pytest.skip(f"{SHARED_DATA} not present")
+        pytest.skip(f"{SHARED_DATA} not present (docs/DATA.md)")
     return SHARED_DATA
 
 
@@ -186,7 +186,7 @@ def audit_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     def build(folder: Path) -> None:
         workbook = SHARED_DATA / "audit_dev.xlsx"
         if not workbook.is_file():
-            pytest.skip(f"{SHARED_DATA} not present")
+            pytest.skip(f"{SHARED_DATA} not present (docs/DATA.md)")
         db_path = folder / "lfh.duckdb"
         write_test_lexicon(db_path)
         results, _skipped = ingest_paths([workbook], db_path)

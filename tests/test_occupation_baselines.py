@@ -23,7 +23,7 @@ from lfh.paths import project_root
 
 SEEDS = project_root() / "seeds"
 BLS_FILE = project_root().parent / "shared" / "data" / "bls" / "cpsaat11_2022.csv"
-needs_bls = pytest.mark.skipif(not BLS_FILE.is_file(), reason=f"{BLS_FILE} absent (shared data not mounted)")
+needs_bls = pytest.mark.skipif(not BLS_FILE.is_file(), reason=f"{BLS_FILE} absent (docs/DATA.md)")
 HEADER = "bls_title,total_employed_thousands,women_pct,white_pct,black_pct,asian_pct,hispanic_pct\n"
 
 
