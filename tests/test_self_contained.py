@@ -125,3 +125,29 @@ def test_ordinary_text_passes(line: str) -> None:
 def test_the_outside_data_folder_is_allowed_where_it_is_documented() -> None:
     assert not findings([("docs/DATA.md", "put them in ../shared/data/")])
     assert "../shared/data/" in (ROOT / "docs" / "DATA.md").read_text(encoding="utf-8")
+
+
+def method_sections() -> set[str]:
+    """The section numbers of docs/METHOD.md's headings: '1'..'9' and the steps '4.1'..'4.6'."""
+    method = (ROOT / "docs" / "METHOD.md").read_text(encoding="utf-8")
+    return set(re.findall(r"^#{2,3} (\d+(?:\.\d+)?)\.? ", method, flags=re.MULTILINE))
+
+
+def missing_sections(texts: list[tuple[str, str]], sections: set[str]) -> list[str]:
+    """Every citation 'docs/METHOD.md §N' whose section N has no heading, as 'file:line: §N'."""
+    return sorted(f"{name}:{number}: §{section}" for name, text in texts
+                  for number, line in enumerate(text.splitlines(), start=1)
+                  for section in re.findall(r"docs/METHOD\.md §(\d+(?:\.\d+)?)", line)
+                  if section not in sections)
+
+
+def test_every_cited_method_section_exists() -> None:
+    sections = method_sections()
+    assert {"1", "4", "4.1", "4.6", "9"} <= sections, f"docs/METHOD.md's numbered headings not found: {sections}"
+    missing = missing_sections(_texts(), sections)
+    assert not missing, "citations of sections docs/METHOD.md does not have:\n" + "\n".join(missing)
+
+
+def test_a_citation_of_a_missing_section_is_caught() -> None:
+    texts = [("docs/EXAMPLE.md", "as docs/METHOD.md §4.4 says, and docs/METHOD.md §10 and §4.7")]
+    assert missing_sections(texts, method_sections()) == ["docs/EXAMPLE.md:1: §10"]
