@@ -53,6 +53,10 @@ class Behaviour:
     # client never heard of, as with a real provider under load)
     batch_create_delay: float = 0.0
     honour_n: bool = True
+    # what a response says answered: `model` (None: the model id asked for, as most local servers do; e.g.
+    # "gpt-4o-2024-08-06" as OpenAI reports a dated snapshot) and `system_fingerprint` (None: left out)
+    reported_model: str | None = None
+    system_fingerprint: str | None = None
 
 
 class FakeOpenAI:
@@ -193,10 +197,13 @@ def chat_completion(server: FakeOpenAI, body: dict[str, Any], fault: str) -> dic
         completion_tokens += len(content) // 4 + 1
         choices.append({"index": index, "finish_reason": "stop",
                         "message": {"role": "assistant", "content": content}})
-    return {"id": f"chatcmpl-{next(server.counter)}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "fake"), "choices": choices,
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens}}
+    answer = {"id": f"chatcmpl-{next(server.counter)}", "object": "chat.completion", "created": int(time.time()),
+              "model": server.behaviour.reported_model or body.get("model", "fake"), "choices": choices,
+              "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                        "total_tokens": prompt_tokens + completion_tokens}}
+    if server.behaviour.system_fingerprint is not None:
+        answer["system_fingerprint"] = server.behaviour.system_fingerprint
+    return answer
 
 
 # ---------------------------------------------------------------- files and batches
