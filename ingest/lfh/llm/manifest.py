@@ -15,7 +15,6 @@ failures, tokens). docs/CONTRACTS.md lists the fields.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -209,22 +208,22 @@ def _invocations(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def write_simulated_manifest(output: Path, run_id: str, model: str, settings: dict[str, Any],
-                             samples: int, started_at: str, finished_at: str) -> Path:
-    """The manifest of one simulated run (`lfh simulate`): no endpoint, no requests; marked simulated."""
+def write_simulated_manifest(output: Path, run_id: str, model: str, settings: dict[str, Any], samples: int,
+                             started_at: str, finished_at: str, reported_models: dict[str, int]) -> Path:
+    """The manifest of one simulated run (`lfh simulate`), beside its file: no endpoint, no requests; marked
+    simulated. reported_models: the version the simulation stands for, when it names one."""
     commit, dirty = git_state()
     document = {
         "manifest_version": MANIFEST_VERSION, "run_id": run_id, "run_kind": "simulate", "run_name": None,
         "model": model, "model_canonical": identity.canonical_model(model), "model_id": None, "base_url": None,
-        "output_file": output.name, "reported_models": {}, "system_fingerprints": {}, "sampling": settings,
+        "output_file": output.name, "reported_models": reported_models, "system_fingerprints": {},
+        "sampling": settings,
         "prompt_catalog_sha256": prompt_catalog_sha256(), "label_template_sha256": label_template_sha256(),
         "lfh_version": __version__, "git_commit": commit, "git_dirty": dirty, "started_at": started_at,
         "finished_at": finished_at, "requests": 0, "retries": 0, "failures": 0, "prompt_tokens": 0,
         "completion_tokens": 0, "samples": samples, "is_simulated": True,
     }
-    path = output.with_name(f"{output.stem}.{_file_part(model)}{MANIFEST_SUFFIX}")
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+    path = output.with_name(f"{output.stem}.{_file_part(run_id.split(':', 2)[-1])}{MANIFEST_SUFFIX}")
     _write_atomically(path, document)
     return path
 
