@@ -219,3 +219,38 @@ def test_parquet_landing_holds_the_runs_too(tmp_path: Path) -> None:
     finally:
         connection.close()
     assert landed == [(RUN_ID, False), (f"file:{file_sha256(stories)}:ChatGPT3.5", True)]
+
+
+def test_a_simulation_writes_a_manifest_per_run_and_they_land_marked_simulated(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from fixtures_simulate import write_test_lexicon
+
+    from lfh.landing.ingest import ingest_paths
+    from lfh.simulate.config import load_config
+    from lfh.simulate.run import run_simulation
+
+    db_path = tmp_path / "lfh.duckdb"
+    write_test_lexicon(db_path)
+    config = replace(load_config(), stories_per_prompt=1, samples_per_story=1)
+    first = run_simulation(config, tmp_path / "a", db_path)
+    run_simulation(config, tmp_path / "b", db_path)
+
+    def manifests(folder: Path) -> dict[str, dict]:
+        found = sorted(folder.rglob("*.manifest.json"))
+        return {document["run_id"]: document for document in
+                (json.loads(path.read_text(encoding="utf-8")) for path in found)}
+
+    written = manifests(tmp_path / "a")
+    assert set(written) == set(manifests(tmp_path / "b"))  # same settings and seed: the same run ids
+    assert len(written) == len(config.models) + 1  # a run per simulated model, one for the simulated labeler
+    assert all(document["run_kind"] == "simulate" and document["is_simulated"] for document in written.values())
+    story_runs = {json.loads(line)["run_id"] for line in first.stories_path.read_text(encoding="utf-8").splitlines()}
+    label_runs = {json.loads(line)["run_id"] for line in first.labels_path.read_text(encoding="utf-8").splitlines()}
+    assert story_runs | label_runs == set(written) and len(label_runs) == 1
+
+    results, _skipped = ingest_paths([tmp_path / "a"], db_path)
+    assert all(result.error is None for result in results), [result.summary() for result in results]
+    assert query_all(db_path, "select count(*), bool_and(is_simulated), bool_or(is_synthesized) from raw.runs") == [
+        (len(written), True, False)]
+    assert query_all(db_path, "select count(*) from raw.stories where run_id is null") == [(0,)]

@@ -183,4 +183,6 @@ def _collect(config: ModelConfig, jobs: list[Job], output: Path, failure_path: P
                                 checkpoint=manifest.update)
     finally:
         manifest.finish()  # also when stopped: the figures of what was done
+        reporter.note(f"{config.name}: run {manifest.run_id}" + (f" ({run_name})" if run_name else "")
+                      + f", recorded in {manifest.path}")
     return stats

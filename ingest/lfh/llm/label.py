@@ -345,6 +345,8 @@ def label_stories(models_file: Path, labeler: str, samples: int, prompt_version:
         finally:
             if manifest is not None:
                 manifest.finish()
+                reporter.note(f"{config.name}: labeling run {manifest.run_id}" + (f" ({run_name})" if run_name else "")
+                              + f", recorded in {manifest.path}")
         if skipped:
             with JournalWriter(failure_path) as failures:
                 failures.append([{"time": now_iso(), "model": config.name, "key": item["story_id"],

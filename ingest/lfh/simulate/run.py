@@ -49,10 +49,12 @@ class SimulatedRuns:
 
 
 def simulated_runs(frame: pl.DataFrame, config: SimConfig, model_column: str) -> SimulatedRuns:
-    """One run per simulated model (labeler) and, where the rows carry a model_version, per version: its id is
-    the same for the same settings and seed (simulate:<settings sha256 prefix>:<model>[:<version>])."""
-    settings = hashlib.sha256(json.dumps(asdict(config), sort_keys=True, default=str).encode()).hexdigest()[:16]
-    versioned = "model_version" in frame.columns and model_column == "model"
+    """One run per simulated model (whatever spelling its stories carry) or labeler and, where the rows carry a
+    model_version, per version: its id is the same for the same settings and seed
+    (simulate:<settings sha256 prefix>:<model>[:<version>])."""
+    described = {name: value for name, value in asdict(config).items() if name != "source"}  # not where it lies
+    settings = hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    versioned = "model_version" in frame.columns and model_column == "model_canonical"
     parts = [pl.lit(f"simulate:{settings}:"), pl.col(model_column)]
     if versioned:
         parts += [pl.when(pl.col("model_version").is_not_null()).then(pl.lit(":") + pl.col("model_version"))
@@ -101,9 +103,9 @@ def run_simulation(config: SimConfig, out_dir: Path, db_path: Path | None = None
     stories_path = out_dir / "stories" / f"simulated_stories.{extension}"
     labels_path = out_dir / "labels" / f"simulated_labels.{extension}"
     started_at = now_iso()
-    story_runs = simulated_runs(stories.select(STORY_COLUMNS), config, "model")
+    story_runs = simulated_runs(stories, config, "model_canonical")
     label_runs = simulated_runs(labels, config, "labeler_model")
-    _write(story_runs.frame, stories_path, file_format)
+    _write(story_runs.frame.select(*STORY_COLUMNS, "run_id"), stories_path, file_format)
     _write(label_runs.frame, labels_path, file_format)
     for runs, path in ((story_runs, stories_path), (label_runs, labels_path)):
         write_run_manifests(runs, path, config, started_at)
