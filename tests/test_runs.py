@@ -191,3 +191,12 @@ def test_no_key_in_any_written_file(tmp_path: Path, models: Path, server: FakeOp
 ])
 def test_a_stored_base_url_never_carries_a_credential(given: str, stored: str | None) -> None:
     assert safe_url(given) == stored
+
+
+def test_a_missing_key_stops_before_any_manifest(tmp_path: Path, models: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LFH_TEST_KEY")
+    landing = tmp_path / "landing"
+    result = CliRunner().invoke(main, ["generate", "--models", str(models), "--model", "gen", "--prompt-id", "P001",
+                                       "--out", str(landing)])
+    assert result.exit_code == 1 and "LFH_TEST_KEY" in result.output and "Traceback" not in result.output
+    assert not list(landing.rglob("*.manifest.json"))

@@ -13,7 +13,7 @@ from typing import Any
 from lfh import identity
 from lfh.errors import ConfigError, InputError
 from lfh.llm.client import Completion, Job, RunStats
-from lfh.llm.config import ModelConfig, pick_models
+from lfh.llm.config import ModelConfig, api_key, pick_models
 from lfh.llm.journal import JournalWriter, now_iso, read_records, repair_tail
 from lfh.llm.manifest import RunManifest
 from lfh.llm.prompts import CatalogPrompt, catalog, story_messages
@@ -167,6 +167,7 @@ def _collect(config: ModelConfig, jobs: list[Job], output: Path, failure_path: P
     nothing to ask)."""
     if not jobs:
         return RunStats(model=config.name, jobs_total=0)
+    api_key(config)  # a missing key stops here, before a manifest records a run that asked nothing
     manifest = RunManifest.start(output, "generate", config, run_name)
     to_records = story_records(config, manifest.run_id, run_name)
     try:

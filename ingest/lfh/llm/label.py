@@ -19,7 +19,7 @@ from lfh import identity
 from lfh.db import reading
 from lfh.errors import EndpointError, InputError
 from lfh.llm.client import Completion, Job
-from lfh.llm.config import ModelConfig, pick_models
+from lfh.llm.config import ModelConfig, api_key, pick_models
 from lfh.llm.generate import check_run_name, default_landing, failures_file
 from lfh.llm.journal import JournalWriter, count_records, keep_current, now_iso, read_records, repair_tail
 from lfh.llm.manifest import RunManifest
@@ -323,6 +323,8 @@ def label_stories(models_file: Path, labeler: str, samples: int, prompt_version:
                       f"{plan.requests:,} requests")
         jobs = label_jobs(select_stories(read_spools(spools, with_text=True), samples, done, None, limit), config)
         # the run manifest beside the output: written when there is something to ask (a resumed run keeps its id)
+        if plan.requests:
+            api_key(config)  # a missing key stops here, before a manifest records a run that asked nothing
         manifest = RunManifest.start(output, "label", config, run_name, json_mode,
                                      extra={"prompt_version": version, "samples_per_story": samples}) \
             if plan.requests else None
