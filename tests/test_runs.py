@@ -200,3 +200,14 @@ def test_a_missing_key_stops_before_any_manifest(tmp_path: Path, models: Path, m
                                        "--out", str(landing)])
     assert result.exit_code == 1 and "LFH_TEST_KEY" in result.output and "Traceback" not in result.output
     assert not list(landing.rglob("*.manifest.json"))
+
+
+def test_a_damaged_manifest_stops_a_resume_with_what_to_do(tmp_path: Path, models: Path) -> None:
+    landing = tmp_path / "landing"
+    generate(models, landing, "-n", "1")
+    path = landing / "stories" / "generate-gen.manifest.json"
+    path.write_text('{"run_id": "abc", "requests": ', encoding="utf-8")  # cut off
+    result = CliRunner().invoke(main, ["generate", "--models", str(models), "--model", "gen", "--prompt-id", "P001",
+                                       "-n", "2", "--out", str(landing)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "unreadable run manifest" in result.output and "move it aside" in result.output
