@@ -64,11 +64,27 @@ def _with_columns(frame: pl.DataFrame, names: list[str]) -> pl.DataFrame:
     return frame.with_columns(pl.lit(None, dtype=pl.String).alias(name) for name in missing) if missing else frame
 
 
+def parsed_times(values: pl.Series) -> pl.Series:
+    """Each text as a naive UTC time, null where it is not one: polars parses the format it infers, and the values
+    that format misses (another format, an offset it did not expect) are tried one by one as ISO 8601."""
+    try:
+        parsed = values.str.to_datetime(time_unit="us", strict=False)
+    except pl.exceptions.PolarsError:
+        parsed = pl.Series(values.name, [None] * values.len(), dtype=pl.Datetime("us"))
+    if getattr(parsed.dtype, "time_zone", None) is not None:
+        parsed = parsed.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
+    missed = values.is_not_null() & parsed.is_null()
+    if missed.any():
+        tried = {value: parse_time(value) for value in values.filter(missed).unique().to_list()}
+        again = values.replace_strict(tried, default=None, return_dtype=pl.Datetime("us"))
+        parsed = pl.select(pl.when(missed).then(again).otherwise(parsed)).to_series()
+    return parsed
+
+
 @dataclass
 class _Synthesized:
     """The figures of one synthesized run, summed over a file's batches."""
 
-    kind: str  # stories | label_responses
     model: str
     model_canonical: str
     first_row: int
@@ -80,21 +96,16 @@ class _Synthesized:
     started: datetime | None = None
     finished: datetime | None = None
 
-    def add(self, group: pl.DataFrame, version: str, time: str, model_id: str | None) -> None:
-        self.first_row = min(self.first_row, int(group["source_row"].min()))  # type: ignore[arg-type]
-        if model_id is not None:
-            self.model_ids.update(group[model_id].drop_nulls().unique().to_list())
-        for column, counter in ((version, self.versions), ("system_fingerprint", self.fingerprints)):
-            for value, count in group[column].drop_nulls().value_counts().iter_rows():
-                counter[value] += count
+    def add(self, summary: dict[str, Any]) -> None:
+        """One batch's figures of the run (a row of FileRuns._summary)."""
+        self.first_row = min(self.first_row, summary["first_row"])
+        self.model_ids.update(summary["model_ids"])
         for name in ("prompt_tokens", "completion_tokens"):
-            if name in group.columns and group[name].null_count() < group.height:
-                setattr(self, name, (getattr(self, name) or 0) + int(group[name].sum()))
-        for value in group[time].drop_nulls().unique().to_list():
-            moment = parse_time(value)
-            if moment is not None:
-                self.started = moment if self.started is None else min(self.started, moment)
-                self.finished = moment if self.finished is None else max(self.finished, moment)
+            if summary[f"{name}_given"]:
+                setattr(self, name, (getattr(self, name) or 0) + int(summary[name]))
+        if summary["started"] is not None:
+            self.started = summary["started"] if self.started is None else min(self.started, summary["started"])
+            self.finished = summary["finished"] if self.finished is None else max(self.finished, summary["finished"])
 
     def row(self, run_id: str, simulated: bool) -> dict[str, Any]:
         return {
@@ -121,27 +132,47 @@ class FileRuns:
     def attach(self, batch: Batch) -> None:
         """Fill run_id (and the other run columns, null when absent) of the batch's stories and responses."""
         if batch.stories is not None:
-            batch.stories = self._attach(_with_columns(batch.stories, RUN_COLUMNS), "stories", "model_canonical",
-                                         "model", "model_version", "generated_at", "model_id")
+            batch.stories = self._attach(_with_columns(batch.stories, RUN_COLUMNS), "model_canonical", "model",
+                                         "model_version", "generated_at", "model_id")
         if batch.label_responses is not None:
             batch.label_responses = self._attach(_with_columns(batch.label_responses, LABEL_RUN_COLUMNS),
-                                                 "label_responses", "labeler_model", "labeler_model",
-                                                 "labeler_version", "responded_at", None)
+                                                 "labeler_model", "labeler_model", "labeler_version", "responded_at",
+                                                 None)
 
-    def _attach(self, frame: pl.DataFrame, kind: str, key: str, given: str, version: str, time: str,
+    def _attach(self, frame: pl.DataFrame, key: str, given: str, version: str, time: str,
                 model_id: str | None) -> pl.DataFrame:
-        if not frame.height:
-            return frame
         without = frame.filter(pl.col("run_id").is_null())
-        for (value,), group in without.group_by([key], maintain_order=True):
-            run_id = file_run_id(self.file_sha256, str(value))
+        if not without.height:
+            return frame
+        for summary in self._summary(without, key, given, time, model_id).iter_rows(named=True):
+            run_id = file_run_id(self.file_sha256, summary["key"])
             run = self._runs.get(run_id)
             if run is None:
-                run = self._runs[run_id] = _Synthesized(kind, str(group[given][0]), str(value),
-                                                        int(group["source_row"].min()))  # type: ignore[arg-type]
-            run.add(group, version, time, model_id)
+                run = self._runs[run_id] = _Synthesized(summary["model"], summary["key"], summary["first_row"])
+            run.add(summary)
+        for column, tally in ((version, "versions"), ("system_fingerprint", "fingerprints")):
+            counted = without.filter(pl.col(column).is_not_null()).group_by(key, column).len()
+            for value, reported, count in counted.iter_rows():
+                getattr(self._runs[file_run_id(self.file_sha256, value)], tally)[reported] += count
         synthesized = pl.lit(f"file:{self.file_sha256}:") + pl.col(key)
         return frame.with_columns(pl.coalesce(pl.col("run_id"), synthesized).alias("run_id"))
+
+    @staticmethod
+    def _summary(rows: pl.DataFrame, key: str, given: str, time: str, model_id: str | None) -> pl.DataFrame:
+        """Per run key: the model as given, first row, configured ids, token sums (and whether any was given),
+        first and last parseable time."""
+        tokens = [name for name in ("prompt_tokens", "completion_tokens") if name in rows.columns]
+        return rows.with_columns(parsed_times(rows[time]).alias("_time")).group_by(key, maintain_order=True).agg(
+            pl.col(key).first().alias("key"), pl.col(given).first().alias("model"),
+            pl.col("source_row").min().cast(pl.Int64).alias("first_row"),
+            (pl.col(model_id).drop_nulls().unique() if model_id else pl.lit([], dtype=pl.List(pl.String)).first()
+             ).alias("model_ids"),
+            *(pl.col(name).sum().cast(pl.Int64).alias(name) for name in tokens),
+            *(pl.col(name).is_not_null().any().alias(f"{name}_given") for name in tokens),
+            *(pl.lit(False).alias(f"{name}_given") for name in ("prompt_tokens", "completion_tokens")
+              if name not in tokens),
+            pl.col("_time").min().alias("started"), pl.col("_time").max().alias("finished"),
+        )
 
     def frame(self, simulated: bool) -> pl.DataFrame:
         """The synthesized runs' rows for raw.runs (with source_row: the run's first row in the file)."""
