@@ -109,7 +109,8 @@ def test_a_bad_manifest_is_rejected_naming_file_and_field(tmp_path: Path, wareho
 
 def test_credentials_in_a_manifest_url_are_never_stored(tmp_path: Path, warehouse: Path) -> None:
     secret_url = "https://me:s3cr3t-pass@llm.example.org/v1?api-key=s3cr3t-key&deployment=a"
-    good = write_manifest(tmp_path / "a.manifest.json", manifest_document(base_url=secret_url))
+    good = write_manifest(tmp_path / "a.manifest.json", manifest_document(
+        base_url=secret_url, invocations=[{"started_at": "2025-06-01T10:00:00Z", "base_url": secret_url}]))
     bad = write_manifest(tmp_path / "b.manifest.json", manifest_document(base_url=secret_url, run_id=None,
                                                                           requests="x"))
     assert run_ingest(good, bad).exit_code == 0

@@ -262,9 +262,19 @@ def manifest_row(document: Any, simulated_file: bool) -> dict[str, Any]:
         "is_simulated": bool(_bool_field(document, "is_simulated", False)) or simulated_file,
         "is_synthesized": False, "source_row": 1,
     }
-    landed = {**document, "base_url": row["base_url"]}  # as landed: never a credential-bearing URL
-    row["manifest_json"] = json.dumps(landed, ensure_ascii=False, sort_keys=True)
+    row["manifest_json"] = json.dumps(safe_document(document), ensure_ascii=False, sort_keys=True)
     return row
+
+
+def safe_document(value: Any) -> Any:
+    """The parsed manifest with every `base_url`, at any depth (the invocations' too), made safe (lfh.runs.safe_url):
+    what is stored never carries a credential-bearing URL, whatever the file said."""
+    if isinstance(value, dict):
+        return {key: (safe_url(item) if isinstance(item, str) else None) if key == "base_url" else safe_document(item)
+                for key, item in value.items()}
+    if isinstance(value, list):
+        return [safe_document(item) for item in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -287,10 +297,8 @@ def read_manifest_file(path: Path, simulated_file: bool) -> ManifestLoad:
         row = manifest_row(document, simulated_file)
     except ManifestProblem as problem:
         raw = None
-        if isinstance(document, dict):
-            base_url = document.get("base_url")
-            raw = json.dumps({**document, "base_url": safe_url(base_url) if isinstance(base_url, str) else None},
-                             ensure_ascii=False, sort_keys=True, default=str)
+        if isinstance(document, dict | list):
+            raw = json.dumps(safe_document(document), ensure_ascii=False, sort_keys=True, default=str)
         rejects = pl.DataFrame([{"source_row": 1, "target_table": "runs", "reason": "bad_manifest",
                                  "detail": f"{path}: {problem}; fix it or move it aside", "raw_record": raw}],
                                schema=REJECT_SCHEMA)

@@ -37,6 +37,7 @@ from lfh.runs import MANIFEST_SUFFIX, MANIFEST_VERSION, manifest_path, safe_url
 COUNTS = ("requests", "retries", "failures", "prompt_tokens", "completion_tokens", "samples")
 TALLIES = ("reported_models", "system_fingerprints")
 CHECKPOINT_SECONDS = 5.0
+DEFAULT_BASE_URL = "https://api.openai.com/v1"  # the OpenAI client's, when the models file names none
 
 
 def sampling_sent(config: ModelConfig, json_mode: bool) -> dict[str, Any]:
@@ -70,6 +71,8 @@ def git_state(root: Path | None = None) -> tuple[str | None, bool | None]:
     """(commit, dirty) of the checkout lfh runs from; (None, None) without git or outside a git checkout. Dirty:
     a tracked file differs from the commit (untracked files, e.g. data, do not count)."""
     folder = root or project_root()
+    if not (folder / "dbt_project.yml").is_file():  # lfh installed outside its checkout: no commit to tell
+        return None, None
     try:
         commit = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True,
                                 timeout=10, check=True).stdout.strip()
@@ -131,8 +134,11 @@ class RunManifest:
         previous = read_manifest(path) or {}
         commit, dirty = git_state()
         started = now_iso()
+        sampling, base_url = sampling_sent(config, json_mode), safe_url(config.base_url) or DEFAULT_BASE_URL
+        # what this invocation used: a resumed run whose models file changed meanwhile shows it here
         invocation = {"started_at": started, "finished_at": None, "lfh_version": __version__,
-                      "git_commit": commit, "git_dirty": dirty}
+                      "git_commit": commit, "git_dirty": dirty, "model_id": config.model, "base_url": base_url,
+                      "sampling": sampling}
         document = {
             "manifest_version": MANIFEST_VERSION,
             "run_id": previous.get("run_id") or new_run_id(),
@@ -141,9 +147,9 @@ class RunManifest:
             "model": config.name,
             "model_canonical": identity.canonical_model(config.name),
             "model_id": config.model,
-            "base_url": safe_url(config.base_url) or "https://api.openai.com/v1",
+            "base_url": base_url,
             "output_file": output.name,
-            "sampling": sampling_sent(config, json_mode),
+            "sampling": sampling,
             "prompt_catalog_sha256": prompt_catalog_sha256(),
             "label_template_sha256": label_template_sha256(),
             "lfh_version": __version__,
