@@ -323,11 +323,11 @@ def label_stories(models_file: Path, labeler: str, samples: int, prompt_version:
                       f"{plan.requests:,} requests")
         jobs = label_jobs(select_stories(read_spools(spools, with_text=True), samples, done, None, limit), config)
         # the run manifest beside the output: written when there is something to ask (a resumed run keeps its id)
+        manifest = None
         if plan.requests:
             api_key(config)  # a missing key stops here, before a manifest records a run that asked nothing
-        manifest = RunManifest.start(output, "label", config, run_name, json_mode,
-                                     extra={"prompt_version": version, "samples_per_story": samples}) \
-            if plan.requests else None
+            manifest = RunManifest.start(output, "label", config, run_name, json_mode,
+                                         extra={"prompt_version": version, "samples_per_story": samples})
         run_id = manifest.run_id if manifest else None
         checkpoint = manifest.update if manifest else None
         try:
