@@ -53,6 +53,12 @@ class Behaviour:
     # client never heard of, as with a real provider under load)
     batch_create_delay: float = 0.0
     honour_n: bool = True
+    # what a response says answered: `model` (None: the model id asked for, as most local servers do; e.g.
+    # "gpt-4o-2024-08-06" as OpenAI reports a dated snapshot) and `system_fingerprint` (None: left out)
+    reported_model: str | None = None
+    system_fingerprint: str | None = None
+    # every story answer is this text (a model at temperature 0 repeating itself); None: numbered stories
+    story_text: str | None = None
 
 
 class FakeOpenAI:
@@ -169,12 +175,12 @@ def story_answer(prompt: str, number: int) -> str:
     return f"{name}, story {number}, answered the call: {prompt} Every day {pronoun} smiled."
 
 
-def chat_content(messages: list[dict[str, Any]], fault: str, number: int) -> str:
+def chat_content(messages: list[dict[str, Any]], fault: str, number: int, story_text: str | None = None) -> str:
     prompt = str(messages[-1].get("content", "")) if messages else ""
     if prompt.startswith("In the following story in single quotes"):
         content = label_answer(prompt, fault)
     else:
-        content = story_answer(prompt, number)
+        content = story_text if story_text is not None else story_answer(prompt, number)
     if fault == "malformed":
         return "Sure! Output: {name: " + content[:20].replace('"', "") + ", references: [she"
     if fault == "truncated":
@@ -189,14 +195,17 @@ def chat_completion(server: FakeOpenAI, body: dict[str, Any], fault: str) -> dic
     choices, completion_tokens = [], 0
     for index in range(n):
         number = next(server.counter)
-        content = chat_content(messages, fault, number)
+        content = chat_content(messages, fault, number, server.behaviour.story_text)
         completion_tokens += len(content) // 4 + 1
         choices.append({"index": index, "finish_reason": "stop",
                         "message": {"role": "assistant", "content": content}})
-    return {"id": f"chatcmpl-{next(server.counter)}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "fake"), "choices": choices,
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens}}
+    answer = {"id": f"chatcmpl-{next(server.counter)}", "object": "chat.completion", "created": int(time.time()),
+              "model": server.behaviour.reported_model or body.get("model", "fake"), "choices": choices,
+              "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                        "total_tokens": prompt_tokens + completion_tokens}}
+    if server.behaviour.system_fingerprint is not None:
+        answer["system_fingerprint"] = server.behaviour.system_fingerprint
+    return answer
 
 
 # ---------------------------------------------------------------- files and batches

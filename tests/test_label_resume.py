@@ -77,6 +77,11 @@ def test_kill_9_mid_run_then_resume_loses_nothing_and_stores_nothing_twice(tmp_p
         assert Counter(key(record) for record in records) == expected  # all there, each once, torn line gone
         # the resumed run asked only for what was not stored
         assert server.stats()["chat_calls"] - calls_before == 600 - kept
+        # and it is the same run: one run id on every record, one manifest counting both invocations' requests
+        manifest = json.loads(output.with_name(output.stem + ".manifest.json").read_text(encoding="utf-8"))
+        assert {record["run_id"] for record in records} == {manifest["run_id"]}
+        assert len(manifest["invocations"]) == 2 and manifest["finished_at"] is not None
+        assert manifest["requests"] == manifest["invocations"][0]["requests"] + 600 - kept
 
 
 @pytest.mark.slow

@@ -40,6 +40,7 @@ SLOW_FIRST = (
     "test_build_cli.py",           # 104 over five tests
     "test_human_work_safe.py",     # 88
     "test_demo.py",                # 70
+    "test_runs_end_to_end.py",     # 60 (loaded machine): generate, label, ingest and a build of the runs marts
     "test_correction_validation.py",  # the first to ask for the audit under the biased rule and the one compile
     "test_audit_allocation.py",    # reads those two (fixtures_correction); its CPU is the planner's
     "test_label_resume.py",        # 37

@@ -2,7 +2,8 @@
 
 A story's id comes from its content (model after aliases, query, text) and its occurrence number among
 identical stories of that model in the same source, so the same file arriving again maps to the same ids while
-two generations that happen to share a text stay two observations.
+two generations that happen to share a text stay two observations. A story of a named generation run also
+carries the run's name in its id, so a later wave that repeats a text is a new observation of that wave.
 
 story_ids / response_ids compute the same ids for a whole frame at once (ingest): the parts are joined in polars
 and hashed with hashlib, whose SHA-256 uses the CPU's SHA instructions (measured faster here than DuckDB's
@@ -27,7 +28,11 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def story_id(model_canonical: str, query: str, story_text: str, occurrence: int) -> str:
+def story_id(model_canonical: str, query: str, story_text: str, occurrence: int, run_name: str | None = None) -> str:
+    """The id of a story. A story of a named run (`lfh generate --run NAME`) is that run's own even when its text
+    repeats an earlier run's: the name is part of its id. The default run keeps the id of its content alone."""
+    if run_name:
+        return _digest(model_canonical, query, story_text, occurrence, run_name)
     return _digest(model_canonical, query, story_text, occurrence)
 
 

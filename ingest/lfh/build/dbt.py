@@ -33,7 +33,7 @@ from lfh.paths import database_path, parquet_landing_dir, spark_dir
 __all__ = ["TARGETS", "BuildError", "build_warehouse", "dbt_executable", "raw_parquet_vars", "run_dbt"]
 
 # The raw tables a landing folder may hold (lfh ingest / lfh lexicon --parquet-dir), one sub-folder each.
-RAW_PARQUET_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log",
+RAW_PARQUET_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log", "runs",
                       "census_first_names", "wikipedia_first_names", "custom_first_names", "census_surnames")
 
 

@@ -8,7 +8,7 @@ import click
 
 from lfh.cli.command import command
 from lfh.cli.llm_progress import RichReporter
-from lfh.llm.generate import UnknownPromptError, generate_stories
+from lfh.llm.generate import BadRunName, UnknownPromptError, generate_stories
 
 
 @command()
@@ -23,11 +23,17 @@ from lfh.llm.generate import UnknownPromptError, generate_stories
               help="Landing folder; stories go to <out>/stories/. Default: data/landing.")
 @click.option("--batch", "use_batch", is_flag=True, help="Use the OpenAI Batch API (resumable by batch id).")
 @click.option("--poll-seconds", type=float, default=30.0, show_default=True, help="Batch status poll interval.")
+@click.option("--run", "run_name", default=None,
+              help="Start (or resume) a run of this name: a new wave of the model, in a file of its own, whose "
+                   "stories are its own even where a text repeats. Default: the model's one run, resumed.")
 def generate(models_file: Path, model_names: tuple[str, ...], stories_per_prompt: int, domains: tuple[str, ...],
-             prompt_ids: tuple[str, ...], out_dir: Path | None, use_batch: bool, poll_seconds: float) -> None:
+             prompt_ids: tuple[str, ...], out_dir: Path | None, use_batch: bool, poll_seconds: float,
+             run_name: str | None) -> None:
     """Collect stories: each catalog prompt, exactly as written, N times per model."""
     try:
         generate_stories(models_file, model_names, stories_per_prompt, domains, prompt_ids, out_dir, use_batch,
-                         poll_seconds, reporter=RichReporter())
+                         poll_seconds, reporter=RichReporter(), run_name=run_name)
     except UnknownPromptError as exc:
         raise click.BadParameter(str(exc), param_hint="--prompt-id") from exc
+    except BadRunName as exc:
+        raise click.BadParameter(str(exc), param_hint="--run") from exc

@@ -8,6 +8,7 @@ import click
 
 from lfh.cli.command import command
 from lfh.cli.llm_progress import RichReporter
+from lfh.llm.generate import BadRunName
 from lfh.llm.label import label_stories
 from lfh.llm.prompts import PROMPT_VERSION
 
@@ -28,9 +29,15 @@ from lfh.llm.prompts import PROMPT_VERSION
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Label at most this many stories.")
 @click.option("--batch", "use_batch", is_flag=True, help="Use the OpenAI Batch API (resumable by batch id).")
 @click.option("--poll-seconds", type=float, default=30.0, show_default=True, help="Batch status poll interval.")
+@click.option("--run", "run_name", default=None,
+              help="Start (or resume) a labeling run of this name: every story labeled again, under the label set "
+                   "<prompt version>@<name>. Default: the labeler's one run, resumed.")
 def label(models_file: Path, labeler: str, samples: int, prompt_version: str | None, json_mode: bool,
           out_dir: Path | None, include_landing: bool, limit: int | None, use_batch: bool,
-          poll_seconds: float) -> None:
+          poll_seconds: float, run_name: str | None) -> None:
     """Label every story not yet labeled under this labeler, prompt version and sample count."""
-    label_stories(models_file, labeler, samples, prompt_version, json_mode, out_dir, include_landing, limit, use_batch,
-                  poll_seconds, reporter=RichReporter())
+    try:
+        label_stories(models_file, labeler, samples, prompt_version, json_mode, out_dir, include_landing, limit,
+                      use_batch, poll_seconds, reporter=RichReporter(), run_name=run_name)
+    except BadRunName as exc:
+        raise click.BadParameter(str(exc), param_hint="--run") from exc

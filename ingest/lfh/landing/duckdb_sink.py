@@ -149,15 +149,16 @@ class DuckDBSink:
         counts = LandedCounts(stories=landed["stories"], label_responses=landed["label_responses"],
                               hand_labels=landed["hand_labels"],
                               duplicates=offered - landed["stories"] - landed["label_responses"]
-                              - landed["hand_labels"], rejected=load.rejected, hand_labels_changed=changed)
+                              - landed["hand_labels"], rejected=load.rejected, hand_labels_changed=changed,
+                              runs=landed["runs"])
         self.connection.execute(
             """insert into raw.load_log (load_id, source_file, file_sha256, file_kind, rows_read, rows_landed,
-                   duplicates, rejected, stories_landed, label_responses_landed, hand_labels_landed, started_at,
-                   finished_at, status, error)
-               values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp::timestamp, 'loaded', null)""",
+                   duplicates, rejected, stories_landed, label_responses_landed, hand_labels_landed, runs_landed,
+                   started_at, finished_at, status, error)
+               values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp::timestamp, 'loaded', null)""",
             [provenance.load_id, provenance.source_file, provenance.file_sha256, load.file_kind, load.rows_read,
              counts.landed, counts.duplicates, counts.rejected, counts.stories, counts.label_responses,
-             counts.hand_labels, provenance.loaded_at],
+             counts.hand_labels, counts.runs, provenance.loaded_at],
         )
         _pause_for_crash_test()
         self.connection.execute("commit")

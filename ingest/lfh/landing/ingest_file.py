@@ -33,10 +33,12 @@ from lfh.landing.read_json import read_json_stream
 from lfh.landing.read_parquet import read_parquet_stream
 from lfh.landing.read_xlsx import read_xlsx_records
 from lfh.landing.records import RecordStream, batch_rows
+from lfh.landing.runs import FileRuns, read_manifest_file
 from lfh.landing.simulated import MixedDataError, check_not_mixing, is_simulated_file
 from lfh.landing.sink import LandedCounts, LandingSink, LoadRecord, Provenance
 from lfh.landing.stories import OccurrenceCounter
 from lfh.landing.study_workbook import study_batch
+from lfh.runs import is_manifest
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,13 @@ class FileResult:
         landed = f"{counts.landed} landed" + (f" ({', '.join(nonzero)})" if len(nonzero) > 1 else "")
         changed = (f", {counts.hand_labels_changed} hand labels changed (the latest load wins; the earlier values "
                    "stay in raw.hand_labels)" if counts.hand_labels_changed else "")
+        if self.file_kind == MANIFEST_KIND:
+            outcome = "rejected" if counts.rejected else (
+                "1 run landed in raw.runs" if counts.runs else "already in raw.runs (duplicate)")
+            return f"{self.path}: run manifest, {outcome}" + "".join(f"\n  {note}" for note in self.notes)
+        runs = f", {counts.runs} run(s) recorded in raw.runs" if counts.runs else ""
         return (f"{self.path}: {self.rows_read} rows read, {landed}, {counts.duplicates} duplicates, "
-                f"{counts.rejected} rejected{changed}" + "".join(f"\n  {note}" for note in self.notes))
+                f"{counts.rejected} rejected{changed}{runs}" + "".join(f"\n  {note}" for note in self.notes))
 
 
 def file_sha256(path: Path) -> str:
@@ -131,12 +138,16 @@ def land_file(sink: LandingSink, path: Path, provenance: Provenance, options: Re
               allow_mix: bool = False) -> tuple[LandedCounts, str, int, list[str]]:
     """Read, land and finish one file inside the sink's open load: (counts, file kind, rows read, what became of
     the hand-label cells not landed: one line each, at most HAND_LABEL_NOTES)."""
+    simulated = is_simulated_file(path)
+    if is_manifest(path):
+        return _land_manifest(sink, path, provenance, simulated)
     stream = open_records(path, options)
     load = _FileLoad()
     later = _raw_records_later(stream)
-    simulated = is_simulated_file(path)
+    runs = FileRuns(provenance.file_sha256)
     for batch in _normalised(path, stream, load):
         batch.is_simulated = simulated
+        runs.attach(batch)
         # every batch: a file mixes as soon as one of its batches brings stories the warehouse does not hold
         if not allow_mix and batch.stories is not None and batch.stories.height:
             _check_not_mixing(sink, path, simulated, batch.stories["story_id"])
@@ -150,11 +161,26 @@ def land_file(sink: LandingSink, path: Path, provenance: Provenance, options: Re
     if load.pending_rejects:
         for completed in stream.complete_rejects(pl.concat(load.pending_rejects)):
             land_rejects(sink, completed)
+    synthesized = runs.frame(simulated)
+    if synthesized.height:
+        sink.offer("runs", synthesized)
     file_kind = load.file_kind or f"empty_{stream.source_kind}"
     return sink.finish_file(LoadRecord(provenance, file_kind, load.rows_read, load.rejected)), file_kind, \
         load.rows_read, load.hand_label_notes
 
 
+def _land_manifest(sink: LandingSink, path: Path, provenance: Provenance,
+                   simulated: bool) -> tuple[LandedCounts, str, int, list[str]]:
+    """A run manifest: one raw.runs row, or one raw.rejects row naming the field that is wrong."""
+    manifest = read_manifest_file(path, simulated)
+    if manifest.runs.height:
+        sink.offer("runs", manifest.runs)
+    land_rejects(sink, manifest.rejects)
+    return sink.finish_file(LoadRecord(provenance, MANIFEST_KIND, 1, manifest.rejects.height)), MANIFEST_KIND, 1, \
+        [str(detail) for detail in manifest.rejects["detail"].to_list()]
+
+
+MANIFEST_KIND = "run_manifest"
 HAND_LABEL_NOTES = 20
 
 

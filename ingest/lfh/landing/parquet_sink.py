@@ -38,8 +38,9 @@ _KEYS: dict[str, list[str]] = {
     "label_responses": ["response_id"],
     "hand_labels": ["story_id", "role", "label_source"],
     "rejects": ["source_file", "source_row", "target_table", "reason", "detail"],
+    "runs": ["run_id", "file_sha256"],
 }
-LANDED_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log")
+LANDED_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "runs", "load_log")
 # Tables with a history (lfh.landing.sink.HISTORY_TABLES): a row is a duplicate only when the latest landed row of
 # its key has the same content, so these compare on key + content against the latest row of each key.
 _HISTORY_CONTENT: dict[str, list[str]] = {"hand_labels": ["gender", "name", "name_raw", "reference_words"]}
@@ -188,7 +189,7 @@ class ParquetSink:
 
     def finish_file(self, load: LoadRecord) -> LandedCounts:
         """Rename the staged parts into place, then write the load_log part: the commit record."""
-        landed = {table: 0 for table in ("stories", "label_responses", "hand_labels", "rejects")}
+        landed = {table: 0 for table in ("stories", "label_responses", "hand_labels", "rejects", "runs")}
         for table, _, keys in self._staged:
             landed[table] += keys.height
         offered = sum(self._offered.get(table, 0) for table in ("stories", "label_responses", "hand_labels"))
@@ -196,7 +197,7 @@ class ParquetSink:
                               hand_labels=landed["hand_labels"],
                               duplicates=offered - landed["stories"] - landed["label_responses"]
                               - landed["hand_labels"], rejected=load.rejected,
-                              hand_labels_changed=self._changed("hand_labels"))
+                              hand_labels_changed=self._changed("hand_labels"), runs=landed["runs"])
         for _, target, _ in self._staged:
             temporary = _temporary(target)
             with open(temporary, "rb") as handle:
@@ -260,6 +261,7 @@ class ParquetSink:
             "stories_landed": counts.stories if status == "loaded" else None,
             "label_responses_landed": counts.label_responses if status == "loaded" else None,
             "hand_labels_landed": counts.hand_labels if status == "loaded" else None,
+            "runs_landed": counts.runs if status == "loaded" else None,
             "started_at": provenance.loaded_at, "finished_at": datetime.now(), "status": status, "error": error,
         }])
 

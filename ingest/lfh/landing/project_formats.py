@@ -12,14 +12,15 @@ from lfh.landing.batch import Batch
 from lfh.landing.errors import UnreadableFileError
 from lfh.landing.records import ROW_PROBLEM, RawRecords
 from lfh.landing.rejects import combine, reject_rows
-from lfh.landing.stories import OccurrenceCounter, identify_stories, split_stories
+from lfh.landing.stories import RUN_COLUMNS, OccurrenceCounter, identify_stories, split_stories
 
 STORY_FIELDS = ("story_id", "model", "query", "subject", "object", "text", "time", "prompt_id", "role_category",
-                "prompt_tokens", "completion_tokens")
+                "prompt_tokens", "completion_tokens", *RUN_COLUMNS)
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens")
 STORY_REQUIRED = ("model", "query", "text")
+LABEL_RUN_COLUMNS = ["run_id", "labeler_version", "system_fingerprint"]
 LABEL_FIELDS = ("story_id", "labeler_model", "prompt_version", "request_text", "sample_index", "response_text",
-                "time", "prompt_tokens", "completion_tokens")
+                "time", "prompt_tokens", "completion_tokens", *LABEL_RUN_COLUMNS)
 LABEL_REQUIRED = ("story_id", "labeler_model", "prompt_version", "sample_index", "response_text")
 WANTED_KEYS = frozenset(STORY_FIELDS) | frozenset(LABEL_FIELDS)
 
@@ -28,7 +29,7 @@ INT32_MAX = 2**31 - 1  # raw.label_responses.sample_index and the token counts a
 
 LABEL_RESPONSE_COLUMNS = ["response_id", "story_id", "labeler_model", "prompt_version", "sample_index",
                           "request_text", "response_text", "responded_at", "prompt_tokens", "completion_tokens",
-                          "source_row"]
+                          *LABEL_RUN_COLUMNS, "source_row"]
 
 
 def detect_content(path: Path, records: RawRecords) -> str:
@@ -52,6 +53,12 @@ def detect_content(path: Path, records: RawRecords) -> str:
 
 def _text(records: RawRecords, name: str) -> pl.Expr:
     return pl.col(name) if name in records.frame.columns else pl.lit(None, dtype=pl.String).alias(name)
+
+
+def _optional_text(records: RawRecords, name: str) -> pl.Expr:
+    """A descriptive text field (run id, reported model...): trimmed, blank read as absent."""
+    value = _text(records, name).cast(pl.String).str.strip_chars()
+    return pl.when(value == "").then(None).otherwise(value).alias(name)
 
 
 def _record_rejections(records: RawRecords) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -90,6 +97,7 @@ def stories_batch(records: RawRecords, occurrences: OccurrenceCounter | None = N
         records.value_kind("model").alias("model_kind"), records.value_kind("query").alias("query_kind"),
         records.value_kind("text").alias("text_kind"), pl.lit(False).alias("keep_empty_text"),
         *(_token_count(records, name) for name in TOKEN_FIELDS), _bad_tokens(records).alias("bad_tokens"),
+        *(_optional_text(records, name) for name in RUN_COLUMNS),
     ).with_columns(pl.when(pl.col("given_story_id").str.strip_chars() == "").then(None)
                    .otherwise(pl.col("given_story_id")).alias("given_story_id"))
     stories, rejected = split_stories(identify_stories(candidates, occurrences))
@@ -139,7 +147,8 @@ LABEL_DETAILS = {
 
 def labels_batch(records: RawRecords) -> Batch:
     usable, bad_records = _record_rejections(records)
-    candidates = usable.with_columns([_text(records, name) for name in LABEL_FIELDS if name not in usable.columns])
+    candidates = usable.with_columns([_text(records, name) for name in LABEL_FIELDS if name not in usable.columns]
+                                     ).with_columns([_optional_text(records, name) for name in LABEL_RUN_COLUMNS])
     checked = candidates.with_columns(_label_reason(records).alias("reason"))
     rejected = checked.filter(pl.col("reason").is_not_null()).select(
         "source_row", "reason", pl.col("reason").replace_strict(LABEL_DETAILS, return_dtype=pl.String).alias("detail"))

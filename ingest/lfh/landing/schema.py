@@ -1,7 +1,8 @@
 """The DDL of the raw tables `lfh ingest` writes (docs/CONTRACTS.md). One place, so every writer agrees.
 
 Columns beyond the contract: raw.rejects.detail (a sentence saying what was wrong and where), and
-raw.load_log.{stories,label_responses,hand_labels}_landed (the per-table split of rows_landed).
+raw.load_log.{stories,label_responses,hand_labels}_landed (the per-table split of rows_landed) and
+raw.load_log.runs_landed (rows added to raw.runs, not counted in rows_landed).
 """
 
 from __future__ import annotations
@@ -31,7 +32,11 @@ RAW_TABLES: dict[str, str] = {
         prompt_id varchar,
         prompt_tokens integer,
         completion_tokens integer,
-        is_simulated boolean,{PROVENANCE}""",
+        is_simulated boolean,
+        run_id varchar,
+        model_id varchar,
+        model_version varchar,
+        system_fingerprint varchar,{PROVENANCE}""",
     "label_responses": f"""
         response_id varchar not null,
         story_id varchar not null,
@@ -42,7 +47,36 @@ RAW_TABLES: dict[str, str] = {
         response_text varchar not null,
         responded_at varchar,
         prompt_tokens integer,
-        completion_tokens integer,{PROVENANCE}""",
+        completion_tokens integer,
+        run_id varchar,
+        labeler_version varchar,
+        system_fingerprint varchar,{PROVENANCE}""",
+    "runs": f"""
+        run_id varchar not null,
+        run_kind varchar not null,
+        run_name varchar,
+        model varchar,
+        model_canonical varchar,
+        model_id varchar,
+        base_url varchar,
+        reported_models varchar,
+        system_fingerprints varchar,
+        sampling varchar,
+        prompt_catalog_sha256 varchar,
+        label_template_sha256 varchar,
+        lfh_version varchar,
+        git_commit varchar,
+        git_dirty boolean,
+        started_at timestamp,
+        finished_at timestamp,
+        requests bigint,
+        retries bigint,
+        failures bigint,
+        prompt_tokens bigint,
+        completion_tokens bigint,
+        is_simulated boolean not null,
+        is_synthesized boolean not null,
+        manifest_json varchar,{PROVENANCE}""",
     "hand_labels": f"""
         story_id varchar not null,
         role varchar not null,
@@ -73,6 +107,7 @@ RAW_TABLES: dict[str, str] = {
         stories_landed bigint,
         label_responses_landed bigint,
         hand_labels_landed bigint,
+        runs_landed bigint,
         started_at timestamp not null,
         finished_at timestamp,
         status varchar not null,
@@ -82,7 +117,11 @@ RAW_TABLES: dict[str, str] = {
 
 # Columns added after warehouses already existed: added (null for the rows landed before) when missing.
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "stories": [("prompt_tokens", "integer"), ("completion_tokens", "integer"), ("is_simulated", "boolean")],
+    "stories": [("prompt_tokens", "integer"), ("completion_tokens", "integer"), ("is_simulated", "boolean"),
+                ("run_id", "varchar"), ("model_id", "varchar"), ("model_version", "varchar"),
+                ("system_fingerprint", "varchar")],
+    "label_responses": [("run_id", "varchar"), ("labeler_version", "varchar"), ("system_fingerprint", "varchar")],
+    "load_log": [("runs_landed", "bigint")],
 }
 
 

@@ -20,10 +20,19 @@ import polars as pl
 TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "stories": (["story_id", "model", "model_canonical", "query", "subject", "object", "role_category",
                  "story_text", "generated_at", "occurrence", "source_kind", "prompt_id", "prompt_tokens",
-                 "completion_tokens", "is_simulated"], ["story_id"]),
+                 "completion_tokens", "is_simulated", "run_id", "model_id", "model_version", "system_fingerprint"],
+                ["story_id"]),
     "label_responses": (["response_id", "story_id", "labeler_model", "prompt_version", "sample_index",
-                         "request_text", "response_text", "responded_at", "prompt_tokens", "completion_tokens"],
+                         "request_text", "response_text", "responded_at", "prompt_tokens", "completion_tokens",
+                         "run_id", "labeler_version", "system_fingerprint"],
                         ["response_id"]),
+    # one row per distinct manifest (a resumed run's updated manifest is a new row of the same run_id) and per
+    # run synthesized for a file without one
+    "runs": (["run_id", "run_kind", "run_name", "model", "model_canonical", "model_id", "base_url",
+              "reported_models", "system_fingerprints", "sampling", "prompt_catalog_sha256", "label_template_sha256",
+              "lfh_version", "git_commit", "git_dirty", "started_at", "finished_at", "requests", "retries",
+              "failures", "prompt_tokens", "completion_tokens", "is_simulated", "is_synthesized", "manifest_json"],
+             ["run_id", "file_sha256"]),
     "hand_labels": (["story_id", "role", "gender", "name", "name_raw", "reference_words", "label_source"],
                     ["story_id", "role", "label_source"]),
     "rejects": (["target_table", "reason", "detail", "raw_record"],
@@ -51,6 +60,7 @@ class LandedCounts:
     duplicates: int = 0
     rejected: int = 0
     hand_labels_changed: int = 0  # of hand_labels: rows replacing an earlier, different label of the same key
+    runs: int = 0  # rows added to raw.runs (a file's description, not its data: not counted in landed)
 
     @property
     def landed(self) -> int:
@@ -59,7 +69,8 @@ class LandedCounts:
     def __add__(self, other: LandedCounts) -> LandedCounts:
         return LandedCounts(self.stories + other.stories, self.label_responses + other.label_responses,
                             self.hand_labels + other.hand_labels, self.duplicates + other.duplicates,
-                            self.rejected + other.rejected, self.hand_labels_changed + other.hand_labels_changed)
+                            self.rejected + other.rejected, self.hand_labels_changed + other.hand_labels_changed,
+                            self.runs + other.runs)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,10 @@ STORY_COLUMNS = ["story_id", "model", "model_canonical", "query", "subject", "ob
                  "source_row"]
 
 
+# What a generator says about each story's run (lfh generate writes them; null where a file lacks them).
+RUN_COLUMNS = ["run_id", "model_id", "model_version", "system_fingerprint"]
+
+
 def _blank(column: str) -> pl.Expr:
     return pl.col(column).is_null() | (pl.col(column).str.strip_chars() == "")
 
@@ -128,9 +132,11 @@ REASON_DETAILS: dict[str, str] = {
 
 
 def split_stories(identified: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(accepted stories with STORY_COLUMNS, rejections: source_row, reason, detail)."""
+    """(accepted stories with STORY_COLUMNS and the RUN_COLUMNS the candidates have, rejections: source_row,
+    reason, detail)."""
     checked = identified.with_columns(rejection_reason().alias("reason"))
-    accepted = checked.filter(pl.col("reason").is_null()).select(STORY_COLUMNS)
+    accepted = checked.filter(pl.col("reason").is_null()).select(
+        STORY_COLUMNS + [name for name in RUN_COLUMNS if name in identified.columns])
     rejected = checked.filter(pl.col("reason").is_not_null()).select(
         "source_row", "reason", pl.col("reason").replace_strict(REASON_DETAILS, return_dtype=pl.String).alias("detail")
     )

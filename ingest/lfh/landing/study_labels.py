@@ -7,7 +7,7 @@ import polars as pl
 from lfh.identity import response_ids
 from lfh.landing.hand_cells import checked_hand_labels
 from lfh.landing.literals import string_list_column
-from lfh.landing.project_formats import LABEL_RESPONSE_COLUMNS
+from lfh.landing.project_formats import LABEL_RESPONSE_COLUMNS, LABEL_RUN_COLUMNS
 
 HAND_LABEL_COLUMNS = ["story_id", "role", "gender", "name", "name_raw", "reference_words", "label_source",
                       "source_row"]
@@ -49,6 +49,7 @@ def label_responses(rows: pl.DataFrame, labeler_model: str, prompt_version: str)
         pl.lit(labeler_model).alias("labeler_model"), pl.lit(prompt_version).alias("prompt_version"),
         pl.lit(None, dtype=pl.String).alias("responded_at"),
         pl.lit(None, dtype=pl.Int32).alias("prompt_tokens"), pl.lit(None, dtype=pl.Int32).alias("completion_tokens"),
+        *(pl.lit(None, dtype=pl.String).alias(name) for name in LABEL_RUN_COLUMNS),
     )
     responses = responses.with_columns(response_ids(responses).alias("response_id")).select(LABEL_RESPONSE_COLUMNS)
     return responses, rejected

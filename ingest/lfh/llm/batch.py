@@ -108,6 +108,10 @@ def _jobs_of(requests_path: Path) -> Iterator[Job]:
                       n=int(request["body"].get("n", 1)), meta=meta["meta"])
 
 
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
 def _results(client: openai.OpenAI, file_id: str | None) -> dict[str, dict[str, Any]]:
     if not file_id:
         return {}
@@ -138,8 +142,10 @@ def _map_back(client: openai.OpenAI, batch: Any, entry: dict[str, Any], to_recor
             continue
         choices = sorted(body["choices"], key=lambda choice: choice.get("index") or 0)[:job.n]
         usage = body.get("usage") or {}
+        reported, fingerprint = _text_or_none(body.get("model")), _text_or_none(body.get("system_fingerprint"))
+        stats.count_response(reported, fingerprint)
         completion = Completion(job, [choice["message"].get("content") for choice in choices], 0,
-                                usage.get("prompt_tokens"), usage.get("completion_tokens"))
+                                usage.get("prompt_tokens"), usage.get("completion_tokens"), reported, fingerprint)
         records = [record for record in to_records(completion) if not already_stored(record)]
         writer.append(records)
         stats.samples_done += len(records)
@@ -151,9 +157,11 @@ def _map_back(client: openai.OpenAI, batch: Any, entry: dict[str, Any], to_recor
 
 def run_batch(config: ModelConfig, jobs: list[Job], to_records: Callable[[Completion], list[dict[str, Any]]],
               writer: JournalWriter, failures: JournalWriter, state_dir: Path, json_mode: bool, poll_seconds: float,
-              reporter: RunReporter, already_stored: Callable[[dict[str, Any]], bool]) -> RunStats:
+              reporter: RunReporter, already_stored: Callable[[dict[str, Any]], bool],
+              checkpoint: Callable[[RunStats], None] | None = None) -> RunStats:
     """Submit the jobs not already in a pending batch, wait for every batch of this run, store the results.
-    `already_stored(record)` says whether a record is in the output (and marks it stored when it was not)."""
+    `already_stored(record)` says whether a record is in the output (and marks it stored when it was not);
+    checkpoint(stats), when given, is called after each batch's results are stored."""
     secret = api_key(config)
     state_dir.mkdir(parents=True, exist_ok=True)
     state_path = state_dir / "state.json"
@@ -187,6 +195,8 @@ def run_batch(config: ModelConfig, jobs: list[Job], to_records: Callable[[Comple
                 _map_back(client, batch, entry, to_records, already_stored, writer, failures, config, stats, secret)
                 entry["mapped"] = True
                 _save_state(state_path, state)
+                if checkpoint is not None:
+                    checkpoint(stats)
                 pending.remove(entry)
                 reporter.note(f"{config.name}: batch {batch.id} {batch.status}, results stored")
             if pending:

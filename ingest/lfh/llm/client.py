@@ -9,6 +9,7 @@ import asyncio
 import random
 import socket
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,10 @@ class Completion:
     first_offset: int  # position of texts[0] among the job's n samples
     prompt_tokens: int | None
     completion_tokens: int | None
+    # what the endpoint reported answering (the response's `model`, e.g. a dated snapshot) and its
+    # `system_fingerprint`; None when the response did not say
+    model: str | None = None
+    system_fingerprint: str | None = None
 
     def samples(self) -> Iterator[tuple[int, str | None, dict[str, int | None]]]:
         """(sample index, text, token usage) of each text: the sample's index in job.meta["samples"], and the
@@ -72,6 +77,15 @@ class RunStats:
     completion_tokens: int = 0
     cost: float = 0.0
     started: float = field(default_factory=time.monotonic)
+    # per response (HTTP call or batch result): the model string and system_fingerprint the endpoint reported
+    reported_models: Counter[str] = field(default_factory=Counter)
+    system_fingerprints: Counter[str] = field(default_factory=Counter)
+
+    def count_response(self, model: str | None, fingerprint: str | None) -> None:
+        if model:
+            self.reported_models[model] += 1
+        if fingerprint:
+            self.system_fingerprints[fingerprint] += 1
 
     @property
     def elapsed(self) -> float:
@@ -175,13 +189,21 @@ def request_body(config: ModelConfig, messages: list[dict[str, str]], n: int, js
     body: dict[str, Any] = {"model": config.model, "messages": messages}
     if config.temperature is not None:
         body["temperature"] = config.temperature
+    if config.top_p is not None:
+        body["top_p"] = config.top_p
     if config.max_tokens is not None:
         body["max_tokens"] = config.max_tokens
+    if config.seed is not None:
+        body["seed"] = config.seed
     if n != 1:
         body["n"] = n
     if json_mode:
         body["response_format"] = {"type": "json_object"}
     return body
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
 
 
 async def _attempt_once(client: openai.AsyncOpenAI, body: dict[str, Any]) -> Any:
@@ -229,8 +251,10 @@ async def complete_job(client: openai.AsyncOpenAI, config: ModelConfig, limiter:
             limiter.settle(estimate, (prompt_tokens or 0) + (completion_tokens or 0))
             choices = sorted(response.choices or [], key=lambda choice: choice.index or 0)[:wanted]
             if choices:
+                reported, fingerprint = _text_or_none(response.model), _text_or_none(response.system_fingerprint)
+                stats.count_response(reported, fingerprint)
                 on_completion(Completion(job, [choice.message.content for choice in choices], received,
-                                         prompt_tokens, completion_tokens))
+                                         prompt_tokens, completion_tokens, reported, fingerprint))
                 received += len(choices)
                 stats.prompt_tokens += prompt_tokens or 0
                 stats.completion_tokens += completion_tokens or 0

@@ -21,7 +21,10 @@ class ModelConfig:
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float | None = None
+    top_p: float | None = None
     max_tokens: int | None = None
+    # sent as the request's `seed` (best-effort determinism where the endpoint supports it)
+    seed: int | None = None
     # choices per request (the `n` parameter); 1 where the endpoint does not support it
     samples_per_call: int = 1
     # US dollars per 1,000,000 tokens, for the cost estimate only

@@ -19,13 +19,20 @@ from lfh import identity
 from lfh.db import reading
 from lfh.errors import EndpointError, InputError
 from lfh.llm.client import Completion, Job
-from lfh.llm.config import ModelConfig, pick_models
-from lfh.llm.generate import default_landing, failures_file
+from lfh.llm.config import ModelConfig, api_key, pick_models
+from lfh.llm.generate import check_run_name, default_landing, failures_file
 from lfh.llm.journal import JournalWriter, count_records, keep_current, now_iso, read_records, repair_tail
+from lfh.llm.manifest import RunManifest
 from lfh.llm.prompts import PROMPT_VERSION, LabelKeys, label_keys, label_messages
 from lfh.llm.reporting import RunReporter, Silent
 from lfh.llm.run import execute, safe_file_stem
 from lfh.paths import database_path
+
+
+def label_set(prompt_version: str, run_name: str | None) -> str:
+    """The label set a run labels under: the prompt version, and for a named run `<prompt version>@<run name>`
+    (the build then uses the label set loaded last, or the one var labeling_prompt_version names)."""
+    return f"{prompt_version}@{run_name}" if run_name else prompt_version
 
 
 def labels_file(landing: Path, labeler: str, prompt_version: str) -> Path:
@@ -237,7 +244,8 @@ def label_jobs(selected: Iterable[tuple[dict[str, Any], list[int], LabelKeys]], 
                       n=len(chunk), meta={"story_id": story["story_id"], "samples": chunk})
 
 
-def label_records(config: ModelConfig, prompt_version: str, samples: int, stored: set[bytes] | None = None) -> Any:
+def label_records(config: ModelConfig, prompt_version: str, samples: int, stored: set[bytes] | None = None,
+                  run_id: str | None = None) -> Any:
     """Records of one completion; each (story, sample) is also added to `stored`, the samples on disk now."""
     def to_records(completion: Completion) -> list[dict[str, Any]]:
         story = completion.job.meta["story_id"]
@@ -250,6 +258,8 @@ def label_records(config: ModelConfig, prompt_version: str, samples: int, stored
                 "story_id": story, "labeler_model": config.name, "labeler_model_id": config.model,
                 "prompt_version": prompt_version, "samples_requested": samples, "sample_index": sample,
                 "request_text": request_text, "response_text": text, "time": stamp, **usage,
+                "run_id": run_id, "labeler_version": completion.model,
+                "system_fingerprint": completion.system_fingerprint,
             })
             if stored is not None:
                 stored.add(sample_key(story, sample))
@@ -288,13 +298,15 @@ def stored_check(done: set[bytes]) -> Callable[[dict[str, Any]], bool]:
 
 def label_stories(models_file: Path, labeler: str, samples: int, prompt_version: str | None, json_mode: bool,
                   out_dir: Path | None, include_landing: bool, limit: int | None, use_batch: bool,
-                  poll_seconds: float, reporter: RunReporter | None = None) -> None:
+                  poll_seconds: float, reporter: RunReporter | None = None, run_name: str | None = None) -> None:
     """Label every story not yet labeled under this labeler, prompt version and sample count (`lfh label`).
-    Progress and the summary go to the reporter (the CLI renders them on stderr)."""
+    With run_name, a labeling run of its own: its label set is <prompt version>@<run name>, so every story is
+    labeled again under it. Progress and the summary go to the reporter (the CLI renders them on stderr)."""
     reporter = reporter or Silent()
+    run_name = check_run_name(run_name)
     landing = (out_dir or default_landing()).resolve()
     config = pick_models(models_file, (labeler,))[0]
-    version = prompt_version or (PROMPT_VERSION + ("+json" if json_mode else ""))
+    version = label_set(prompt_version or (PROMPT_VERSION + ("+json" if json_mode else "")), run_name)
     db_path = database_path()
     done = warehouse_samples(db_path, config.name, version) | landed_samples(landing, config.name, version)
     output = labels_file(landing, config.name, version)
@@ -310,21 +322,38 @@ def label_stories(models_file: Path, labeler: str, samples: int, prompt_version:
         reporter.note(f"{config.name}: {plan.stories:,} stories to label, {plan.samples:,} samples in "
                       f"{plan.requests:,} requests")
         jobs = label_jobs(select_stories(read_spools(spools, with_text=True), samples, done, None, limit), config)
-        with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
-            if use_batch:
-                from lfh.llm.batch import run_batch
+        # the run manifest beside the output: written when there is something to ask (a resumed run keeps its id)
+        manifest = None
+        if plan.requests:
+            api_key(config)  # a missing key stops here, before a manifest records a run that asked nothing
+            manifest = RunManifest.start(output, "label", config, run_name, json_mode,
+                                         extra={"prompt_version": version, "samples_per_story": samples})
+        run_id = manifest.run_id if manifest else None
+        checkpoint = manifest.update if manifest else None
+        try:
+            with JournalWriter(output) as writer, JournalWriter(failure_path) as failures:
+                if use_batch:
+                    from lfh.llm.batch import run_batch
 
-                # stored_check adds each written sample to `done`
-                stats = run_batch(config, list(jobs), label_records(config, version, samples), writer, failures,
-                                  state_dir=failure_path.parent / f"batch-{output.stem}", json_mode=json_mode,
-                                  poll_seconds=poll_seconds, reporter=reporter, already_stored=stored_check(done))
-            else:
-                stats = execute(config, jobs, plan.requests, writer, failures,
-                                label_records(config, version, samples, done), json_mode, reporter)
-            for item in skipped:
+                    # stored_check adds each written sample to `done`
+                    stats = run_batch(config, list(jobs), label_records(config, version, samples, run_id=run_id),
+                                      writer, failures, state_dir=failure_path.parent / f"batch-{output.stem}",
+                                      json_mode=json_mode, poll_seconds=poll_seconds, reporter=reporter,
+                                      already_stored=stored_check(done), checkpoint=checkpoint)
+                else:
+                    stats = execute(config, jobs, plan.requests, writer, failures,
+                                    label_records(config, version, samples, done, run_id), json_mode, reporter,
+                                    checkpoint=checkpoint)
+        finally:
+            if manifest is not None:
+                manifest.finish()
+                reporter.note(f"{config.name}: labeling run {manifest.run_id}" + (f" ({run_name})" if run_name else "")
+                              + f", recorded in {manifest.path}")
+        if skipped:
+            with JournalWriter(failure_path) as failures:
                 failures.append([{"time": now_iso(), "model": config.name, "key": item["story_id"],
                                   "meta": {"source": item["source"]}, "error": f"not labeled: {item['reason']}",
-                                  "status": None, "tries": 0}])
+                                  "status": None, "tries": 0} for item in skipped])
     failing = keep_current(failure_path, earlier_failures, failing_now(done), _failure_key)
     reporter.summary("lfh label", [stats], [output], None)
     if skipped:

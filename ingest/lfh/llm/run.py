@@ -26,9 +26,11 @@ def failure_record(failure: Failure, model: str) -> dict[str, Any]:
 
 def execute(config: ModelConfig, jobs: Iterable[Job], total: int | None, writer: JournalWriter,
             failures: JournalWriter, to_records: Callable[[Completion], list[dict[str, Any]]],
-            json_mode: bool, reporter: RunReporter) -> RunStats:
+            json_mode: bool, reporter: RunReporter,
+            checkpoint: Callable[[RunStats], None] | None = None) -> RunStats:
     """Run the jobs; every completion is on disk before it counts. Ctrl-C stops cleanly (the journal keeps
-    what finished); a refused key stops the run with an EndpointError that names the variable, not the key."""
+    what finished); a refused key stops the run with an EndpointError that names the variable, not the key.
+    checkpoint(stats), when given, is called after every job (the run manifest keeps itself up to date)."""
     stats = RunStats(model=config.name, jobs_total=total)
     reporter.run_started(config.name, total)
 
@@ -42,6 +44,8 @@ def execute(config: ModelConfig, jobs: Iterable[Job], total: int | None, writer:
 
     def on_tick() -> None:
         reporter.run_progress(stats)
+        if checkpoint is not None:
+            checkpoint(stats)
 
     try:
         asyncio.run(run_jobs(config, jobs, on_completion, on_failure, stats, json_mode, on_tick))
