@@ -16,15 +16,10 @@
     end
 {%- endmacro %}
 
-{#- The stories whose model version the measures use (int_model_versions_ranked.is_selected): a subquery of story
-    ids, for `where story_id in (...)` in every model that counts characters or couples for a measure. With one
-    version per model it holds every story. -#}
-{% macro selected_version_story_ids() -%}
-    select assigned.story_id
-    from {{ ref('int_story_versions_assigned') }} as assigned
-    inner join {{ ref('int_model_versions_ranked') }} as versions
-        on
-            assigned.model = versions.model
-            and assigned.model_version = versions.model_version
-    where versions.is_selected
+{#- True for a story whose model version the measures use: not among the stories of int_story_versions_set_aside
+    (versions var model_version_selected leaves out). For `where` in every model that counts characters or couples
+    for a measure; with one version per model nothing is set aside. Written as `not in` the set-aside stories so a
+    unit test gives that input as no rows. -#}
+{% macro in_selected_versions(story_id_expr) -%}
+    {{ story_id_expr }} not in (select set_aside.story_id from {{ ref('int_story_versions_set_aside') }} as set_aside)
 {%- endmacro %}

@@ -25,7 +25,7 @@ with characters as (
     from {{ ref('int_characters_joined') }}
     -- the model versions the measures use (int_model_versions_ranked.is_selected; all stories when each model
     -- has one version)
-    where story_id in ({{ selected_version_story_ids() }})
+    where {{ in_selected_versions('story_id') }}
 
 ),
 

@@ -8,7 +8,7 @@ with couples as (
 
     select model, inferred_couple_type
     from {{ ref('int_couples_typed') }}
-    where story_id in ({{ selected_version_story_ids() }})  -- the model versions the measures use (docs/RUNS.md)
+    where {{ in_selected_versions('story_id') }}  -- the model versions the measures use (docs/RUNS.md)
 
 ),
 

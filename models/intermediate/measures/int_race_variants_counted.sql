@@ -17,7 +17,7 @@ with characters as (
 
     select model, domain, condition, first_name_key, last_name_key
     from {{ ref('int_characters_joined') }}
-    where story_id in ({{ selected_version_story_ids() }})  -- the model versions the measures use (docs/RUNS.md)
+    where {{ in_selected_versions('story_id') }}  -- the model versions the measures use (docs/RUNS.md)
 
 ),
 

@@ -14,7 +14,7 @@ with characters as (
     {%- endfor %}
     from {{ ref('fct_characters') }}
     where name_matched and first_name is not null
-        and story_id in ({{ selected_version_story_ids() }})  -- the model versions the measures use (docs/RUNS.md)
+        and {{ in_selected_versions('story_id') }}  -- the model versions the measures use (docs/RUNS.md)
 
 ),
 
