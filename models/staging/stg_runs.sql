@@ -19,7 +19,7 @@ source_runs as (
 
 ranked as (
     select
-        source_runs.*,
+        *,
         row_number() over (
             partition by run_id order by loaded_at desc, finished_at desc nulls last, source_row desc
         ) as manifest_rank,

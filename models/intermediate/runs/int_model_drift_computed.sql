@@ -117,7 +117,8 @@ share_pairs as (
             version_pairs.model = previous_shares.model
             and version_pairs.previous_version = previous_shares.model_version
             and shares.measure = previous_shares.measure
-            and {{ keys_match('shares', 'previous_shares', ['domain'], ['condition', 'race', 'gender', 'couple_type']) }}
+            and {{ keys_match('shares', 'previous_shares', ['domain'],
+                              ['condition', 'race', 'gender', 'couple_type']) }}
 ),
 
 share_drift as (

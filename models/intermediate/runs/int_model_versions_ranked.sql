@@ -43,7 +43,7 @@ per_version as (
 
 ranked as (
     select
-        per_version.*,
+        *,
         cast(row_number() over (partition by model order by version_at, model_version) as integer)
             as version_number,
         cast(count(*) over (partition by model) as integer) as versions_of_model

@@ -21,7 +21,9 @@ observations as (
     select model, domain, role, 'gender_accuracy' as metric, 'all' as class, gender_agrees as hit, labeler_version
     from pairs
     union all
-    select model, domain, role, 'gender_precision' as metric, inferred_gender as class, gender_agrees as hit, labeler_version
+    select
+        model, domain, role, 'gender_precision' as metric, inferred_gender as class, gender_agrees as hit,
+        labeler_version
     from pairs
     union all
     select model, domain, role, 'gender_recall' as metric, hand_gender as class, gender_agrees as hit, labeler_version
