@@ -65,3 +65,14 @@ def test_a_warehouse_not_built_yet_says_nothing(tmp_path: Path) -> None:
     path = tmp_path / "empty.duckdb"
     duckdb.connect(str(path)).close()
     assert version_notes(path) == []
+
+
+def test_the_version_var_takes_a_mapping_of_model_to_version() -> None:
+    import pytest
+
+    from lfh.build.vars import BuildVarError, validate_vars
+
+    assert validate_vars(["model_version_selected={gpt-4o: pooled, m: m-2024-01}"]) == {
+        "model_version_selected": {"gpt-4o": "pooled", "m": "m-2024-01"}}
+    with pytest.raises(BuildVarError, match="must be a mapping of text to text"):
+        validate_vars(["model_version_selected=latest"])
