@@ -18,8 +18,14 @@
 
 {#- True for a story whose model version the measures use: not among the stories of int_story_versions_set_aside
     (versions var model_version_selected leaves out). For `where` in every model that counts characters or couples
-    for a measure; with one version per model nothing is set aside. Written as `not in` the set-aside stories so a
-    unit test gives that input as no rows. -#}
+    for a measure; with one version per model nothing is set aside. Written as `not exists` over the set-aside
+    stories, so a unit test gives that input as no rows, and a null story id (a unit-test fixture) is kept on both
+    engines (Spark's `null not in (empty subquery)` drops the row). The set-aside id is renamed so that an
+    unqualified `story_id_expr` can only mean the outer row's story. -#}
 {% macro in_selected_versions(story_id_expr) -%}
-    {{ story_id_expr }} not in (select set_aside.story_id from {{ ref('int_story_versions_set_aside') }} as set_aside)
+    not exists (
+        select 1
+        from (select story_id as set_aside_story_id from {{ ref('int_story_versions_set_aside') }}) as set_aside
+        where set_aside.set_aside_story_id = {{ story_id_expr }}
+    )
 {%- endmacro %}
