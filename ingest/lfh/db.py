@@ -12,20 +12,27 @@ from pathlib import Path
 import duckdb
 
 from lfh.build.fingerprint import unfinished_build_note
+from lfh.errors import WarehouseError
+from lfh.failures import check_warehouse_file, first_line
 from lfh.lock import WarehouseBusy, announce, warehouse_lock
 from lfh.paths import database_path
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse (creating its folder). Raises WarehouseBusy when another process holds DuckDB's own file
+    """Open the warehouse (creating its folder). Raises WarehouseError for a file that is not a DuckDB warehouse,
+    WarehouseBusy when another process holds DuckDB's own file
     lock (a BI tool or notebook; lfh's own commands queue on the warehouse lock instead)."""
     target = path or database_path()
+    check_warehouse_file(target)
     if not read_only:
         target.parent.mkdir(parents=True, exist_ok=True)
     try:
         return duckdb.connect(str(target), read_only=read_only)
     except duckdb.IOException as exc:
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        detail = first_line(exc)
+        if "lock" not in detail.lower():
+            raise WarehouseError(f"cannot open {target}: {detail}. Point LFH_DB at a warehouse lfh made, or restore "
+                                 "this one from a copy") from None
         raise WarehouseBusy(
             f"cannot open {target}: {detail}. Another process (a BI tool, a notebook) holds this file: close it, "
             "or point BI tools at the published copy (lfh publish)."

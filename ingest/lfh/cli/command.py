@@ -1,16 +1,22 @@
 """The one place where the library's errors become messages: every `lfh` command is an LfhCommand, so an
-LfhError raised anywhere below it ends the command with `Error: <message>` and exit status 1, no traceback. It
-also gives the warehouse lock a voice: a command waiting for a running build says so on stderr."""
+LfhError raised anywhere below it ends the command with `Error: <message>` and exit status 1, no traceback. So does
+an error of DuckDB or of the file system no step foresaw (a warehouse from an older version, a full disk):
+lfh.failures words it, naming the warehouse. It also gives the warehouse lock a voice: a command waiting for a
+running build says so on stderr."""
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import click
+import duckdb
 
 from lfh.errors import LfhError
+from lfh.failures import explain
 from lfh.lock import set_wait_announcer
+from lfh.paths import database_path
 
 
 def _announce(text: str) -> None:
@@ -24,8 +30,19 @@ class LfhCommand(click.Command):
             return super().invoke(ctx)
         except LfhError as exc:
             raise click.ClickException(str(exc)) from exc
+        except (duckdb.Error, OSError) as exc:
+            message = explain(exc, _warehouse(ctx))
+            if message is None:
+                raise
+            raise click.ClickException(message) from exc
         finally:
             set_wait_announcer(None)
+
+
+def _warehouse(ctx: click.Context) -> Path:
+    """The DuckDB file the command works on: its --db option where it has one, else LFH_DB."""
+    given = ctx.params.get("db_path")
+    return Path(given) if given else database_path()
 
 
 command = functools.partial(click.command, cls=LfhCommand)

@@ -12,7 +12,8 @@ from typing import Any
 
 import duckdb
 
-from lfh.errors import ServeError
+from lfh.errors import ServeError, WarehouseError
+from lfh.failures import check_warehouse_file, first_line
 from lfh.serve.provenance import warehouse_provenance
 
 MARTS_SCHEMA = "marts"
@@ -69,8 +70,14 @@ def _attach_build(connection: duckdb.DuckDBPyConnection, build_db: Path, catalog
     if not build_db.is_file():
         raise PublishError(f"{build_db}: no warehouse there. Run `lfh build` first (or set LFH_DB).")
     try:
+        check_warehouse_file(build_db)
+    except WarehouseError as exc:
+        raise PublishError(str(exc)) from None
+    try:
         connection.execute(f"attach {quote_literal(str(build_db))} as {quote_identifier(catalog)} (read_only)")
     except duckdb.IOException as exc:
+        if "lock" not in str(exc).lower():
+            raise PublishError(f"cannot open {build_db} read-only: {first_line(exc)}") from exc
         raise PublishError(
             f"cannot open {build_db} read-only: {exc}\n"
             "A build (or another writer) holds it. Wait for it to finish and run `lfh publish` again."
