@@ -9,7 +9,7 @@ import polars as pl
 
 from lfh.db import reading
 from lfh.errors import WarehouseError
-from lfh.serve.copy import present_marts
+from lfh.serve.copy import marts_schema, present_marts
 
 MARTS = (
     "dim_stories", "fct_characters", "fct_representation_ratios", "fct_sexual_orientation_ratios",
@@ -40,7 +40,8 @@ def read_marts(db_path: Path, wait: float | None = None) -> dict[str, pl.DataFra
     if not db_path.is_file():
         raise MartsMissing(f"{db_path} does not exist: run `lfh build` (or `lfh demo`) first, or pass --db")
     with reading(db_path, "write the report", wait) as connection:
-        present = set(present_marts(connection))  # build warehouse or published copy: `marts.<name>` reads both
+        present = set(present_marts(connection))  # build warehouse or published copy, under any file name
+        schema = marts_schema(connection)
         if "fct_representation_ratios" not in present:
             raise MartsMissing(f"{db_path} has no marts.fct_representation_ratios: run `lfh build` first")
         frames = {}
@@ -48,6 +49,6 @@ def read_marts(db_path: Path, wait: float | None = None) -> dict[str, pl.DataFra
             columns = _NARROW.get(mart, "*")
             if mart == "dim_stories" and _has_column(connection, mart, "is_simulated"):
                 columns += ", is_simulated"  # marts built before the flag lack it
-            frames[mart] = (connection.sql(f"select {columns} from marts.{mart}").pl() if mart in present
+            frames[mart] = (connection.sql(f"select {columns} from {schema}.{mart}").pl() if mart in present
                             else pl.DataFrame())
         return frames
