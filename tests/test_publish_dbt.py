@@ -134,3 +134,43 @@ def test_dbt_docs_generate_works_offline_and_shows_the_exposures(built: tuple[Pa
     catalog = json.loads((docs_target / "catalog.json").read_text(encoding="utf-8"))
     characters = catalog["nodes"]["model.laissez_faire.fct_characters"]
     assert characters["metadata"]["comment"]  # the table description, read back from DuckDB
+
+
+def _last_invocation(target: Path) -> str:
+    return json.loads((target / "run_results.json").read_text(encoding="utf-8"))["metadata"]["invocation_id"]
+
+
+def test_two_warehouses_built_from_one_checkout_each_publish_their_own_run(
+        measures_build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One dbt target folder (the checkout's), two warehouses built with different vars: each publication names
+    its own warehouse's run and vars, though the target folder holds the other's."""
+    from click.testing import CliRunner
+
+    from lfh.cli import main
+
+    target = tmp_path / "target"
+    monkeypatch.setenv("DBT_TARGET_PATH", str(target))
+    runs = {}
+    for name, threshold in (("study", "0.6"), ("refined", "0.4")):
+        db = tmp_path / name / "lfh.duckdb"
+        db.parent.mkdir()
+        shutil.copyfile(measures_build / "lfh.duckdb", db)
+        monkeypatch.setenv("LFH_DB", str(db))
+        result = CliRunner().invoke(main, ["build", "--select", "fct_name_coverage", "--skip-tests",
+                                           "--var", f"vote_threshold={threshold}"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        runs[name] = (db, _last_invocation(target), float(threshold))
+    assert _last_invocation(target) == runs["refined"][1]  # the shared file now holds the second build only
+    for name, (db, invocation, threshold) in runs.items():
+        manifest = publish_marts(db, db.parent / "published", target).manifest
+        entries = {entry["mart"]: entry["dbt"] for entry in manifest["marts"]}
+        assert entries["fct_name_coverage"]["invocation_id"] == invocation, name
+        assert manifest["dbt"]["last_run"]["invocation_id"] == invocation, name
+        assert manifest["dbt"]["vars"]["vote_threshold"] == threshold, name
+        assert manifest["dbt"]["last_run"]["vars_given"] == {"vote_threshold": threshold}, name
+        # the marts this selection did not build keep the run that built them in the original warehouse
+        assert entries["dim_stories"]["invocation_id"] == _last_invocation(measures_build / "target"), name
+        written = json.loads((db.parent / "published" / "manifest.json").read_text(encoding="utf-8"))
+        assert written["dbt"]["last_run"]["invocation_id"] == invocation
+        assert written["dbt"]["runs"][invocation]["vars"]["vote_threshold"] == threshold
+        assert written["dbt"]["runs"][entries["dim_stories"]["invocation_id"]]["vars"]["vote_threshold"] == 0.5

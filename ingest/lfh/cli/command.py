@@ -7,6 +7,7 @@ running build says so on stderr."""
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import duckdb
 from lfh.errors import LfhError
 from lfh.failures import explain
 from lfh.lock import set_wait_announcer
-from lfh.paths import database_path
+from lfh.paths import DB_ENV_VAR, database_path
 
 
 def _announce(text: str) -> None:
@@ -42,7 +43,12 @@ class LfhCommand(click.Command):
 def _warehouse(ctx: click.Context) -> Path:
     """The DuckDB file the command works on: its --db option where it has one, else LFH_DB."""
     given = ctx.params.get("db_path")
-    return Path(given) if given else database_path()
+    if given:
+        return Path(given)
+    try:
+        return database_path()
+    except LfhError:  # a name database_path refuses: still the file meant
+        return Path(os.environ.get(DB_ENV_VAR, "warehouse/lfh.duckdb"))
 
 
 command = functools.partial(click.command, cls=LfhCommand)

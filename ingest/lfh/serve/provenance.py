@@ -236,5 +236,8 @@ def recorded_provenance(record: dict[str, Any] | None, project_dir: Path, mart_n
         "last_run": _run_entry(last) if last else None,
         "vars": vars_run["vars"] if vars_run else project_vars(project_dir),
         "vars_from": f"run {vars_run['invocation_id']}" if vars_run else "dbt_project.yml (no run recorded)",
+        # every run that built a published mart, with its own vars (a selection build leaves marts of two runs)
+        "runs": {invocation: {**_run_entry(runs[invocation]), "vars": runs[invocation]["vars"]}
+                 for invocation in sorted(set(built_by))},
         "marts": marts,
     }
