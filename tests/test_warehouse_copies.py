@@ -44,6 +44,7 @@ def run(arguments: list[str], db: Path, ok: bool = True, **env: str) -> Result:
 
 def every_command(db: Path, out: Path, ok: bool = True) -> dict[str, Result]:
     """report, audit-plan, audit-sample (both allocations) and publish on `db`; build when it is no warehouse."""
+    out.mkdir(parents=True, exist_ok=True)
     commands = {
         "report": ["report", "--out", str(out / "report"), "--wait", "0"],
         "audit-plan": ["audit-plan", "--budget", "60", "--out", str(out / "plan.csv")],
