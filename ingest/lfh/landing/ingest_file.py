@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.failures import is_full_disk
 from lfh.landing.audit_sample_workbook import audit_sample_batch, is_audit_sample
 from lfh.landing.batch import Batch, empty_rejects
 from lfh.landing.discovery import file_format
@@ -207,6 +208,8 @@ def ingest_file(sink: LandingSink, path: Path, reread: bool = False, options: Re
             sink.abort_file()
             raise
     except (UnreadableFileError, MixedDataError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
+        if is_full_disk(exc):  # not this file's fault, and no other file would land: stop (the load was rolled back)
+            raise
         # The file's load was rolled back; log the failure and let the other files land.
         problem = (exc.problem if isinstance(exc, UnreadableFileError)
                    else str(exc) if isinstance(exc, MixedDataError) else f"{type(exc).__name__}: {exc}")

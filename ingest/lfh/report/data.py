@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.build.provenance import recorded_runs
 from lfh.db import reading
 from lfh.errors import WarehouseError
 from lfh.serve.copy import marts_schema, present_marts
@@ -52,3 +53,17 @@ def read_marts(db_path: Path, wait: float | None = None) -> dict[str, pl.DataFra
             frames[mart] = (connection.sql(f"select {columns} from {schema}.{mart}").pl() if mart in present
                             else pl.DataFrame())
         return frames
+
+
+def read_build_record(db_path: Path, wait: float | None = None) -> str:
+    """One sentence on the build the marts came from, from the warehouse's own record (lfh.build.provenance):
+    never from the checkout's target/ files, which another warehouse's build rewrites."""
+    with reading(db_path, "write the report", wait) as connection:
+        record = recorded_runs(connection)
+    if record is None:
+        return ("This file records no `lfh build` run (a published copy: see the manifest.json beside it; or a "
+                "warehouse built before builds recorded their runs: run `lfh build`).")
+    run = record["runs"][record["last"]]
+    given = ", ".join(f"{name}={value}" for name, value in sorted(run["vars_given"].items())) or "none"
+    return (f"Last build recorded in this warehouse: dbt {run['command']} {run['invocation_id']} at "
+            f"{run['generated_at']} (dbt {run['dbt_version']}; vars given: {given}).")

@@ -13,7 +13,7 @@ import polars as pl
 
 from lfh.atomic import remove_stale_partials, written_aside
 from lfh.report import figures
-from lfh.report.data import read_marts
+from lfh.report.data import read_build_record, read_marts
 from lfh.report.html import Section, render_page, svg_document
 
 SIMULATED_LABELER_PREFIX = "sim-"
@@ -191,8 +191,8 @@ def write_report(db_path: Path, out_dir: Path, wait: float | None = None) -> Pat
                   if simulated else None)
         page = render_page("Laissez-Faire Harms: omission and subordination in model-written stories", banner,
                            _summary(marts), sections,
-                           f"Built from the marts of {db_path}. Method: METHOD.md (Shieh et al. 2024, "
-                           "arXiv 2404.07475).")
+                           f"Built from the marts of {db_path}. {read_build_record(db_path, wait)} Method: METHOD.md "
+                           "(Shieh et al. 2024, arXiv 2404.07475).")
         partial_page.write_text(page, encoding="utf-8")
     return target
 
