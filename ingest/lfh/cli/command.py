@@ -30,7 +30,7 @@ class LfhCommand(click.Command):
         try:
             return super().invoke(ctx)
         except LfhError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise click.ClickException(_naming_the_warehouse(str(exc), ctx)) from exc
         except (duckdb.Error, OSError) as exc:
             message = explain(exc, _warehouse(ctx))
             if message is None:
@@ -38,6 +38,14 @@ class LfhCommand(click.Command):
             raise click.ClickException(message) from exc
         finally:
             set_wait_announcer(None)
+
+
+def _naming_the_warehouse(message: str, ctx: click.Context) -> str:
+    """A message about "the warehouse" names its file (the user may have several: copies, LFH_DB)."""
+    warehouse = str(_warehouse(ctx))
+    if warehouse in message or "the warehouse " not in message:
+        return message
+    return message.replace("the warehouse ", f"the warehouse {warehouse} ", 1)
 
 
 def _warehouse(ctx: click.Context) -> Path:
