@@ -21,6 +21,7 @@ from lfh.serve.postgres_cluster import find_bin_dir
 pytestmark = pytest.mark.slow  # copies of the measures build, one dbt build of the views: tests/tiers.py
 
 PG_PASSWORD = "Copy-pw-5d1a"  # noqa: S105 (a throwaway test cluster)
+MEASURES = Path(__file__).parent / "fixtures" / "measures"
 SCHEMAS = ("raw", "staging", "intermediate", "reference", "marts")
 
 
@@ -56,7 +57,9 @@ def every_command(db: Path, out: Path, ok: bool = True, report: bool = True) -> 
     }
     if not ok:
         commands["build"] = ["build"]
-        commands["ingest"] = ["ingest", str(Path(__file__).parent / "fixtures" / "measures" / "stories.jsonl")]
+        commands["ingest"] = ["ingest", str(MEASURES / "stories.jsonl")]
+        commands["lexicon"] = ["lexicon", "--custom", str(MEASURES / "lexicon.csv"), "--skip-census",
+                               "--skip-wikipedia", "--skip-surnames"]
     return {name: run(arguments, db, ok) for name, arguments in commands.items()}
 
 
