@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from lfh.atomic import remove_stale_partials, written_aside
+from lfh.failures import explain
 from lfh.report import figures
 from lfh.report.data import read_build_record, read_marts
 from lfh.report.html import Section, render_page, svg_document
@@ -210,8 +211,10 @@ def _hand_label_plan_section(db_path: Path) -> Section:
              "run; `lfh audit-plan --budget N` prints it.")
     try:
         plan = read_plan(db_path)
-    except (AuditPlanError, duckdb.Error):
+    except AuditPlanError:
         return Section("hand-label-plan", title, "", None, empty)
+    except duckdb.Error as exc:  # e.g. a warehouse of an older version: say what is wrong and what to run
+        return Section("hand-label-plan", title, "", None, f"No plan: {explain(exc, db_path)}.")
     curve = proportional_curve(plan, PLAN_ADDITIONS)
     now = curve.filter(pl.col("added") == 0) if not curve.is_empty() else curve
     have = "; ".join(f"{row['family']} ({row['level']}): {row['with_value']} of {row['cells']} cells"
