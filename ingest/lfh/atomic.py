@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 PARTIAL_MARK = ".partial-"
+RETIRED_MARK = ".old-"  # a folder being replaced, between its two renames
 
 
 def partial_path(path: Path) -> Path:
@@ -38,7 +39,7 @@ def written_aside(path: Path) -> Iterator[Path]:
         yield partial
         _sync(partial)
         if partial.is_dir() and path.is_dir():
-            retired = path.with_name(f".{path.name}.old-{os.getpid()}")
+            retired = path.with_name(f".{path.name}{RETIRED_MARK}{os.getpid()}")
             os.replace(path, retired)
             os.replace(partial, path)
             shutil.rmtree(retired, ignore_errors=True)
@@ -66,9 +67,10 @@ def remove_stale_partials(folder: Path) -> None:
     if not folder.is_dir():
         return
     for entry in folder.iterdir():
-        if PARTIAL_MARK not in entry.name or not entry.name.startswith("."):
+        mark = next((mark for mark in (PARTIAL_MARK, RETIRED_MARK) if mark in entry.name), None)
+        if mark is None or not entry.name.startswith("."):
             continue
-        pid = entry.name.rsplit(PARTIAL_MARK, 1)[1]
+        pid = entry.name.rsplit(mark, 1)[1]
         if pid.isdigit() and not _alive(int(pid)):
             _remove(entry)
 
