@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from lfh.atomic import write_text, written_aside
 from lfh.landing.simulated import write_marker
 from lfh.paths import database_path, project_root
 from lfh.simulate.config import SimConfig
@@ -40,10 +41,11 @@ def default_landing() -> Path:
 
 def _write(frame: pl.DataFrame, path: Path, file_format: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    if file_format == "parquet":
-        frame.write_parquet(path)
-    else:
-        frame.write_ndjson(path)
+    with written_aside(path) as partial:  # a cut-short write never leaves a file that looks whole to lfh ingest
+        if file_format == "parquet":
+            frame.write_parquet(partial)
+        else:
+            frame.write_ndjson(partial)
 
 
 def run_simulation(config: SimConfig, out_dir: Path, db_path: Path | None = None,
@@ -68,7 +70,7 @@ def run_simulation(config: SimConfig, out_dir: Path, db_path: Path | None = None
     truth["stories_file"], truth["labels_file"] = str(stories_path), str(labels_path)
     truth["faults_drawn"] = {kind: int(count) for kind, count in
                              stories["fault_kind"].value_counts().iter_rows()}
-    truth_path.write_text(json.dumps(truth, indent=1), encoding="utf-8")
+    write_text(truth_path, json.dumps(truth, indent=1))
     write_marker(out_dir)
     return SimulationResult(stories_path, labels_path, truth_path, stories.height, labels.height,
                             time.perf_counter() - started)
