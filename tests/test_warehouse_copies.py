@@ -153,6 +153,9 @@ def test_a_warehouse_built_by_an_older_version_says_to_build_and_a_build_repairs
     optimal = run(["audit-sample", "--n", "40", "--allocate", "optimal", "--out", str(tmp_path / "s.xlsx")],
                   db, ok=False)
     assert "`lfh build`" in optimal.output
+    # a command that reads no view still works, and warns before it reads
+    drawn = run(["audit-sample", "--n", "40", "--out", str(tmp_path / "p.xlsx"), "--wait", "0"], db)
+    assert 'views name the catalog lfh' in drawn.output and "`lfh build`" in drawn.output, drawn.output
     # the build recreates every view (a selection of them here; `lfh build` does all of it)
     run(["build", "--select", "config.materialized:view", "--skip-tests"], db)
     assert view_relations(db) == view_relations(original)

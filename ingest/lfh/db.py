@@ -13,7 +13,7 @@ import duckdb
 
 from lfh.build.fingerprint import unfinished_build_note
 from lfh.errors import WarehouseError
-from lfh.failures import check_warehouse_file, first_line
+from lfh.failures import check_warehouse_file, first_line, stale_views_note
 from lfh.lock import WarehouseBusy, announce, warehouse_lock
 from lfh.paths import database_path
 
@@ -52,6 +52,9 @@ def reading(path: Path, purpose: str, wait: float | None = None) -> Iterator[duc
             note = unfinished_build_note(connection)
             if note:
                 announce(f"{note} ({path})")
+            stale = stale_views_note(connection, path)
+            if stale:
+                announce(stale)
             yield connection
         finally:
             connection.close()

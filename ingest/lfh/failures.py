@@ -73,3 +73,27 @@ def explain(error: BaseException, warehouse: Path) -> str | None:
         return (f"{where}: {error.strerror or first_line(error)}. Check the path and its permissions, then run the "
                 "command again")
     return None
+
+
+# the project's schemas as the views name them after a catalog: `lfh.staging.`, `"lfh"."raw".`
+_CATALOG_IN_VIEW = (r'(?i)(?:from|join)\s+"?([A-Za-z_][A-Za-z0-9_$-]*)"?\s*\.\s*'
+                    r'"?(?:raw|staging|intermediate|reference|marts|meta)"?\s*\.')
+
+
+def stale_views_note(connection: duckdb.DuckDBPyConnection, path: Path) -> str | None:
+    """A warning when the warehouse's views name another catalog than the file's own (a warehouse built by an
+    older version of the project, then copied or renamed): those views, and the SQL of anyone reading them, fail
+    until `lfh build` writes them again. None when every view reads (and for a file without views)."""
+    try:
+        rows = connection.execute(
+            "select distinct unnest(regexp_extract_all(sql, ?, 1)) from duckdb_views() "
+            "where not internal and database_name = current_database()", [_CATALOG_IN_VIEW]).fetchall()
+        own = connection.execute("select current_database()").fetchone()[0]
+    except duckdb.Error:
+        return None
+    foreign = sorted({name for (name,) in rows if name and name.casefold() != str(own).casefold()})
+    if not foreign:
+        return None
+    return (f"warning: {path}: its views name the catalog {', '.join(foreign)}, the file it was first built as (a "
+            f"warehouse of an older version, copied or renamed): they fail to read until {UPDATE_COMMAND} "
+            "writes them again")
