@@ -40,21 +40,24 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 
 
 @contextmanager
-def reading(path: Path, purpose: str, wait: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+def reading(path: Path, purpose: str, wait: float | None = None,
+            quiet: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to the warehouse at `path`, under the shared warehouse lock: waits up to `wait`
     seconds (None: LFH_LOCK_WAIT, default 600) for a running build or ingest, raising WarehouseBusy after. A
     published copy (its file read-only, lfh publish) is a consistent snapshot already: read without the lock.
-    When the last `lfh build` did not complete, the reader is told (announce) before it reads."""
+    When the last `lfh build` did not complete, or the views name another file's catalog, the reader is told
+    (announce) before it reads, unless quiet."""
     snapshot = path.is_file() and not path.stat().st_mode & 0o222  # a publication: never written, never built
     with contextlib.nullcontext() if snapshot else warehouse_lock(path, purpose, shared=True, wait=wait):
         connection = connect(path, read_only=True)
         try:
-            note = unfinished_build_note(connection)
-            if note:
-                announce(f"{note} ({path})")
-            stale = stale_views_note(connection, path)
-            if stale:
-                announce(stale)
+            if not quiet:  # quiet: a second read of one command, whose first read already warned
+                note = unfinished_build_note(connection)
+                if note:
+                    announce(f"{note} ({path})")
+                stale = stale_views_note(connection, path)
+                if stale:
+                    announce(stale)
             yield connection
         finally:
             connection.close()

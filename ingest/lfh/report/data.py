@@ -58,7 +58,7 @@ def read_marts(db_path: Path, wait: float | None = None) -> dict[str, pl.DataFra
 def read_build_record(db_path: Path, wait: float | None = None) -> str:
     """One sentence on the build the marts came from, from the warehouse's own record (lfh.build.provenance):
     never from the checkout's target/ files, which another warehouse's build rewrites."""
-    with reading(db_path, "write the report", wait) as connection:
+    with reading(db_path, "write the report", wait, quiet=True) as connection:
         record = recorded_runs(connection)
     if record is None:
         return ("This file records no `lfh build` run (a published copy: see the manifest.json beside it; or a "
