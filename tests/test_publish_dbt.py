@@ -142,35 +142,36 @@ def _last_invocation(target: Path) -> str:
 
 def test_two_warehouses_built_from_one_checkout_each_publish_their_own_run(
         measures_build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One dbt target folder (the checkout's), two warehouses built with different vars: each publication names
-    its own warehouse's run and vars, though the target folder holds the other's."""
+    """Two warehouses built from this checkout with different vars: the measures build (vote_threshold 0.5, the
+    default) and a copy rebuilt with vote_threshold 0.4 into the target folder both publications are then given.
+    Each publication names its own warehouse's run and vars, though that folder holds the second build's run."""
     from click.testing import CliRunner
 
     from lfh.cli import main
 
     target = tmp_path / "target"
     monkeypatch.setenv("DBT_TARGET_PATH", str(target))
-    runs = {}
-    for name, threshold in (("study", "0.6"), ("refined", "0.4")):
-        db = tmp_path / name / "lfh.duckdb"
+    study = tmp_path / "study" / "lfh.duckdb"
+    refined = tmp_path / "refined" / "lfh.duckdb"
+    for db in (study, refined):
         db.parent.mkdir()
         shutil.copyfile(measures_build / "lfh.duckdb", db)
-        monkeypatch.setenv("LFH_DB", str(db))
-        result = CliRunner().invoke(main, ["build", "--select", "fct_name_coverage", "--skip-tests",
-                                           "--var", f"vote_threshold={threshold}"], catch_exceptions=False)
-        assert result.exit_code == 0, result.output
-        runs[name] = (db, _last_invocation(target), float(threshold))
-    assert _last_invocation(target) == runs["refined"][1]  # the shared file now holds the second build only
-    for name, (db, invocation, threshold) in runs.items():
-        manifest = publish_marts(db, db.parent / "published", target).manifest
+    monkeypatch.setenv("LFH_DB", str(refined))
+    result = CliRunner().invoke(main, ["build", "--select", "fct_name_coverage", "--skip-tests",
+                                       "--var", "vote_threshold=0.4"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    original, rebuilt = _last_invocation(measures_build / "target"), _last_invocation(target)
+    assert original != rebuilt
+    for db, invocation, threshold, given in ((study, original, 0.5, {}),
+                                             (refined, rebuilt, 0.4, {"vote_threshold": 0.4})):
+        publish_marts(db, db.parent / "published", target)  # the checkout's target: the refined build's run
+        manifest = json.loads((db.parent / "published" / "manifest.json").read_text(encoding="utf-8"))
         entries = {entry["mart"]: entry["dbt"] for entry in manifest["marts"]}
-        assert entries["fct_name_coverage"]["invocation_id"] == invocation, name
-        assert manifest["dbt"]["last_run"]["invocation_id"] == invocation, name
-        assert manifest["dbt"]["vars"]["vote_threshold"] == threshold, name
-        assert manifest["dbt"]["last_run"]["vars_given"] == {"vote_threshold": threshold}, name
-        # the marts this selection did not build keep the run that built them in the original warehouse
-        assert entries["dim_stories"]["invocation_id"] == _last_invocation(measures_build / "target"), name
-        written = json.loads((db.parent / "published" / "manifest.json").read_text(encoding="utf-8"))
-        assert written["dbt"]["last_run"]["invocation_id"] == invocation
-        assert written["dbt"]["runs"][invocation]["vars"]["vote_threshold"] == threshold
-        assert written["dbt"]["runs"][entries["dim_stories"]["invocation_id"]]["vars"]["vote_threshold"] == 0.5
+        assert entries["fct_name_coverage"]["invocation_id"] == invocation, db
+        assert manifest["dbt"]["last_run"]["invocation_id"] == invocation, db
+        assert manifest["dbt"]["vars"]["vote_threshold"] == threshold, db
+        assert manifest["dbt"]["last_run"]["vars_given"] == given, db
+        assert manifest["dbt"]["runs"][invocation]["vars"]["vote_threshold"] == threshold
+        # a mart the refined selection did not build keeps the run that built it, with that run's vars
+        assert entries["dim_stories"]["invocation_id"] == original, db
+        assert manifest["dbt"]["runs"][original]["vars"]["vote_threshold"] == 0.5
