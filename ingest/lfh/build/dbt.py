@@ -63,8 +63,13 @@ def _record(target_db: Path, outcome: DbtOutcome, dbt_vars: dict | None) -> None
     build are its own either way. Under the warehouse lock the caller holds."""
     if not target_db.is_file():
         return
-    with duckdb.connect(str(target_db)) as connection:
-        record_run(connection, dbt_target_dir(), outcome.invocation_id, dbt_vars, project_root())
+    try:
+        with duckdb.connect(str(target_db)) as connection:
+            record_run(connection, dbt_target_dir(), outcome.invocation_id, dbt_vars, project_root())
+    except duckdb.Error:
+        if outcome.returncode == 0:
+            raise
+        # dbt failed, perhaps because the file cannot be written: its own error is the one to report
 
 
 def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
