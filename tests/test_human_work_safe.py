@@ -207,8 +207,8 @@ def test_hand_labels_are_understood_or_rejected_and_the_latest_wins(built: dict,
     assert "'Manual Subject Gender'" in bad and "'F'" in bad and "Female, Male, Non-binary, Unspecified" in bad
     assert 'UPPER("male")' in rejects[(source_row["formula"], "formula_without_value")]
     assert "text" not in rejects[(source_row["no_check"], "no_story_check")].split("(")[0]  # not text_edited
-    for case in ("bad_f", "woman", "formula", "object_on_neutral"):  # the ingest says what it did with each cell
-        assert f"row {source_row[case]}:" in landed.output
+    for case in ("bad_f", "woman", "formula", "object_on_neutral"):  # the ingest says what it did with each cell,
+        assert f"row {source_row[case] + 1}:" in landed.output           # at the row the spreadsheet shows
     ids = frame["Story ID"].to_list()
     stored = {(story, role): gender for story, role, gender in labels}
     assert stored[(ids[rows["female_lower"]], "subject")] == "Female"

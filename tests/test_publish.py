@@ -32,7 +32,7 @@ def published(warehouse: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
     """(build warehouse, publish folder, dbt target folder) after one publication."""
     make_build_warehouse(warehouse, generation=1)
     target = tmp_path / "target"
-    write_dbt_target(target, "invocation-1", MARTS)
+    write_dbt_target(target, "invocation-1", MARTS, warehouse=warehouse)
     destination = tmp_path / "published"
     publish_marts(warehouse, destination, target)
     return warehouse, destination, target
@@ -118,19 +118,29 @@ def test_manifest_describes_marts_and_their_provenance(published: tuple[Path, Pa
     assert datetime.fromisoformat(manifest["published_at"]) >= datetime.fromisoformat(manifest["source_modified_at"])
 
 
-def test_a_mart_not_built_by_the_last_dbt_command_has_no_invented_run(warehouse: Path, tmp_path: Path) -> None:
+def test_a_mart_not_built_by_a_recorded_run_has_no_invented_run(warehouse: Path, tmp_path: Path) -> None:
+    """The target folder's last run (a docs run here; or another warehouse's build) is never taken for the run that
+    built this warehouse: without a run recorded in the warehouse, no mart has one."""
     make_build_warehouse(warehouse)
     write_dbt_target(tmp_path / "target", "docs-run", [], command="generate")
     publication = publish_marts(warehouse, tmp_path / "published", tmp_path / "target")
     entry = next(mart for mart in publication.manifest["marts"] if mart["mart"] == "dim_stories")
     assert entry["dbt"] == {"unique_id": None, "checksum": None, "status": None, "built_at": None,
                             "invocation_id": None}
-    assert publication.manifest["dbt"]["last_run"]["command"] == "generate"
+    assert publication.manifest["dbt"]["last_run"] is None
     assert publication.manifest["dbt"]["unrecorded_marts"] == MARTS
-    assert "`dbt generate` (docs-run), which did not build dim_stories" in publication.manifest["dbt"]["note"]
-    no_target = publish_marts(warehouse, tmp_path / "published", tmp_path / "missing-target")
-    assert no_target.manifest["dbt"]["last_run"] is None
-    assert no_target.manifest["dbt"]["vars"]["baseline_set"] == "census_2022"
+    assert "records no `lfh build` run" in publication.manifest["dbt"]["note"]
+    write_dbt_target(tmp_path / "target", "another-warehouse", MARTS)  # a build of another warehouse
+    other = publish_marts(warehouse, tmp_path / "published", tmp_path / "target")
+    assert other.manifest["dbt"]["last_run"] is None and other.manifest["dbt"]["unrecorded_marts"] == MARTS
+    assert other.manifest["dbt"]["vars"]["baseline_set"] == "census_2022"
+    assert other.manifest["dbt"]["vars_from"] == "dbt_project.yml (no run recorded)"
+    # a run recorded, then a docs run in the target folder: the marts keep the run that built them
+    write_dbt_target(tmp_path / "target", "invocation-1", MARTS, warehouse=warehouse)
+    write_dbt_target(tmp_path / "target", "docs-run", [], command="generate")
+    recorded = publish_marts(warehouse, tmp_path / "published", tmp_path / "target")
+    assert recorded.manifest["dbt"]["last_run"]["invocation_id"] == "invocation-1"
+    assert recorded.manifest["dbt"]["unrecorded_marts"] == [] and recorded.manifest["dbt"]["note"] is None
 
 
 def test_published_files_refuse_writes(published: tuple[Path, Path, Path]) -> None:
@@ -173,7 +183,7 @@ def test_a_reader_of_the_old_copy_keeps_a_consistent_view_while_a_new_one_is_pub
         before = comparable(old.execute("select * from marts.fct_representation_ratios").fetchall())
         assert len(before) == 50
         make_build_warehouse(warehouse, generation=2)
-        write_dbt_target(target, "invocation-2", MARTS)
+        write_dbt_target(target, "invocation-2", MARTS, warehouse=warehouse)
         # Publish three times with keep=2: the version the old reader holds is deleted from disk meanwhile.
         for _ in range(3):
             publish_marts(warehouse, destination, target, keep=2)

@@ -134,3 +134,44 @@ def test_dbt_docs_generate_works_offline_and_shows_the_exposures(built: tuple[Pa
     catalog = json.loads((docs_target / "catalog.json").read_text(encoding="utf-8"))
     characters = catalog["nodes"]["model.laissez_faire.fct_characters"]
     assert characters["metadata"]["comment"]  # the table description, read back from DuckDB
+
+
+def _last_invocation(target: Path) -> str:
+    return json.loads((target / "run_results.json").read_text(encoding="utf-8"))["metadata"]["invocation_id"]
+
+
+def test_two_warehouses_built_from_one_checkout_each_publish_their_own_run(
+        measures_build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two warehouses built from this checkout with different vars: the measures build (vote_threshold 0.5, the
+    default) and a copy rebuilt with vote_threshold 0.4 into the target folder both publications are then given.
+    Each publication names its own warehouse's run and vars, though that folder holds the second build's run."""
+    from click.testing import CliRunner
+
+    from lfh.cli import main
+
+    target = tmp_path / "target"
+    monkeypatch.setenv("DBT_TARGET_PATH", str(target))
+    study = tmp_path / "study" / "lfh.duckdb"
+    refined = tmp_path / "refined" / "lfh.duckdb"
+    for db in (study, refined):
+        db.parent.mkdir()
+        shutil.copyfile(measures_build / "lfh.duckdb", db)
+    monkeypatch.setenv("LFH_DB", str(refined))
+    result = CliRunner().invoke(main, ["build", "--select", "fct_name_coverage", "--skip-tests",
+                                       "--var", "vote_threshold=0.4"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    original, rebuilt = _last_invocation(measures_build / "target"), _last_invocation(target)
+    assert original != rebuilt
+    for db, invocation, threshold, given in ((study, original, 0.5, {}),
+                                             (refined, rebuilt, 0.4, {"vote_threshold": 0.4})):
+        publish_marts(db, db.parent / "published", target)  # the checkout's target: the refined build's run
+        manifest = json.loads((db.parent / "published" / "manifest.json").read_text(encoding="utf-8"))
+        entries = {entry["mart"]: entry["dbt"] for entry in manifest["marts"]}
+        assert entries["fct_name_coverage"]["invocation_id"] == invocation, db
+        assert manifest["dbt"]["last_run"]["invocation_id"] == invocation, db
+        assert manifest["dbt"]["vars"]["vote_threshold"] == threshold, db
+        assert manifest["dbt"]["last_run"]["vars_given"] == given, db
+        assert manifest["dbt"]["runs"][invocation]["vars"]["vote_threshold"] == threshold
+        # a mart the refined selection did not build keeps the run that built it, with that run's vars
+        assert entries["dim_stories"]["invocation_id"] == original, db
+        assert manifest["dbt"]["runs"][original]["vars"]["vote_threshold"] == 0.5

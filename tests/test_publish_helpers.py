@@ -12,6 +12,9 @@ from pathlib import Path
 
 import duckdb
 
+from lfh.build.provenance import record_run
+from lfh.paths import project_root
+
 AWKWARD_TEXT = "She said \"it's fine\"\tthen left.\nBack\\slash, émigré, 北京, \\N, {a,b}"
 
 
@@ -67,8 +70,10 @@ def make_build_warehouse(path: Path, generation: int = 1) -> None:
                            "('other_set', 'race', 'white', 50.0, 'elsewhere', '2000')")
 
 
-def write_dbt_target(target_dir: Path, invocation_id: str, marts: list[str], command: str = "build") -> None:
-    """manifest.json and run_results.json with the fields lfh publish reads, as dbt 1.11 writes them."""
+def write_dbt_target(target_dir: Path, invocation_id: str, marts: list[str], command: str = "build",
+                     warehouse: Path | None = None) -> None:
+    """manifest.json and run_results.json with the fields lfh publish reads, as dbt 1.11 writes them; with a
+    warehouse, the run recorded in it as `lfh build` records the run it just made (lfh.build.provenance)."""
     target_dir.mkdir(parents=True, exist_ok=True)
     now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
     nodes = {
@@ -93,6 +98,9 @@ def write_dbt_target(target_dir: Path, invocation_id: str, marts: list[str], com
                    "elapsed_time": 1.5, "results": results}
     (target_dir / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     (target_dir / "run_results.json").write_text(json.dumps(run_results), encoding="utf-8")
+    if warehouse is not None:
+        with duckdb.connect(str(warehouse)) as connection:
+            assert record_run(connection, target_dir, invocation_id, {"baseline_set": "census_2022"}, project_root())
 
 
 def comparable(rows: list[tuple]) -> list[tuple]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from lfh.errors import ConfigError
+
 DB_ENV_VAR = "LFH_DB"
 
 
@@ -28,11 +30,29 @@ def seeds_dir() -> Path:
     return project_root() / "seeds"
 
 
+# DuckDB names a file's catalog after its stem. These stems cannot name a warehouse: DuckDB's own catalogs (main,
+# temp, system: the build fails) and the project's schemas (a catalog `staging` beside the schema `staging` makes
+# every `staging.<view>` ambiguous). Compared without case, as DuckDB compares names.
+RESERVED_DB_NAMES = ("main", "temp", "system", "raw", "staging", "intermediate", "reference", "marts", "meta",
+                     "ingest_incoming")
+
+
+def check_database_name(path: Path) -> None:
+    """Raise ConfigError when the warehouse file's name (its stem, DuckDB's catalog name) is reserved."""
+    if path.stem.casefold() in RESERVED_DB_NAMES:
+        raise ConfigError(f"{path}: a warehouse cannot be called {path.stem!r}, a name DuckDB or the project already "
+                          f"uses for a catalog or schema ({', '.join(RESERVED_DB_NAMES)}); name the file otherwise "
+                          "(e.g. LFH_DB=warehouse/lfh.duckdb). A published copy (marts.duckdb) is read with --db")
+
+
 def database_path() -> Path:
-    """The DuckDB file: $LFH_DB when set, else warehouse/lfh.duckdb under the project root. Always absolute."""
+    """The DuckDB file: $LFH_DB when set, else warehouse/lfh.duckdb under the project root. Always absolute.
+    Raises ConfigError for a reserved name (RESERVED_DB_NAMES), before anything is written to it."""
     configured = os.environ.get(DB_ENV_VAR)
     path = Path(configured) if configured else project_root() / "warehouse" / "lfh.duckdb"
-    return path.expanduser().resolve()
+    path = path.expanduser().resolve()
+    check_database_name(path)
+    return path
 
 
 def default_database_path() -> Path:

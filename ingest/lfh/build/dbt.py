@@ -24,11 +24,12 @@ from lfh.build.fingerprint import (
     stored_fingerprint,
     unit_tests_unchanged,
 )
-from lfh.build.runner import dbt_executable, run_dbt_process
+from lfh.build.provenance import record_run
+from lfh.build.runner import DbtOutcome, dbt_executable, run_dbt_process
 from lfh.build.state import loads_present, record_build
 from lfh.errors import BuildError
 from lfh.lock import stale_note, warehouse_lock
-from lfh.paths import database_path, parquet_landing_dir, spark_dir
+from lfh.paths import database_path, dbt_target_dir, parquet_landing_dir, project_root, spark_dir
 
 __all__ = ["TARGETS", "BuildError", "build_warehouse", "dbt_executable", "raw_parquet_vars", "run_dbt"]
 
@@ -44,6 +45,9 @@ def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | 
     target_db = (db_path or database_path()).resolve()
     outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=None if capture else echo,
                               label=f"dbt {arguments[0]}" if arguments else "dbt")
+    if arguments and arguments[0] in RECORDED_COMMANDS:
+        with warehouse_lock(target_db, "record the dbt run"):
+            _record(target_db, outcome, dbt_vars)
     if outcome.returncode != 0:
         raise BuildError(f"dbt {' '.join(arguments)} failed on {target_db}: "
                          + explain(outcome.errors, outcome.stdout, target_db, returncode=outcome.returncode))
@@ -51,6 +55,21 @@ def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | 
 
 
 TARGETS = ("duckdb", "spark")
+RECORDED_COMMANDS = ("build", "run", "seed")  # the dbt commands that build relations
+
+
+def _record(target_db: Path, outcome: DbtOutcome, dbt_vars: dict | None) -> None:
+    """Keep this run's record (lfh.build.provenance) in the warehouse it built, failed or not: the nodes it did
+    build are its own either way. Under the warehouse lock the caller holds."""
+    if not target_db.is_file():
+        return
+    try:
+        with duckdb.connect(str(target_db)) as connection:
+            record_run(connection, dbt_target_dir(), outcome.invocation_id, dbt_vars, project_root())
+    except duckdb.Error:
+        if outcome.returncode == 0:
+            raise
+        # dbt failed, perhaps because the file cannot be written: its own error is the one to report
 
 
 def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
@@ -100,6 +119,8 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
         for arguments in commands:
             outcome = run_dbt_process(arguments, target_db, dbt_vars, echo=echo, label=f"dbt {arguments[0]}",
                                       target=target)
+            if target == "duckdb":
+                _record(target_db, outcome, dbt_vars)
             if outcome.returncode != 0:
                 where = spark_dir() if target == "spark" else target_db
                 raise BuildError(f"dbt {arguments[0]} failed on {where}: "

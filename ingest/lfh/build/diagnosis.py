@@ -9,6 +9,8 @@ from pathlib import Path
 import duckdb
 
 from lfh.build.memory import MEMORY_ENV_VAR, memory_limit
+from lfh.errors import WarehouseError
+from lfh.failures import check_warehouse_file
 
 LOG_HINT = "Full dbt log: logs/dbt.log."
 _LOCK_PID = re.compile(r"Conflicting lock is held in (\S+) \(PID (\d+)\)")
@@ -54,6 +56,10 @@ def check_ready(db_path: Path, stories_landed_in: Path | None = None) -> str | N
             return None
     elif not db_path.exists():
         return no_ingest_message(db_path)
+    try:
+        check_warehouse_file(db_path)
+    except WarehouseError as exc:
+        return str(exc)
     try:
         connection = duckdb.connect(str(db_path), read_only=True)
     except duckdb.IOException as exc:

@@ -62,6 +62,7 @@ class DbtOutcome:
     stdout: str
     errors: list[str] = field(default_factory=list)
     summary: str = ""
+    invocation_id: str | None = None  # dbt's, from its events: which run_results.json is this run's
 
 
 class Progress:
@@ -134,6 +135,7 @@ def _consume(line: str, outcome: DbtOutcome, progress: Progress, text: list[str]
         return
     message = _ANSI.sub("", str(info.get("msg") or ""))
     text.append(message)
+    outcome.invocation_id = outcome.invocation_id or info.get("invocation_id")
     name = info.get("name")
     # dbt names the node count `total` in model and seed results and `num_models` in test results
     total = data.get("total", data.get("num_models"))

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 import polars as pl
 
+from lfh.atomic import written_aside
 from lfh.audit.plan import (
     COUPLE_TYPES,
     DEFAULT_FAMILIES,
@@ -101,7 +102,8 @@ def audit_plan(target: float | None, budget: int | None, measures: tuple[str, ..
                    f"{_width(row['max_half_width']):>8} -> {_width(row['planned_max_half_width'])}")
     if out_path is not None:
         out_path.parent.mkdir(parents=True, exist_ok=True)
-        result.strata.write_csv(out_path)
         cells_path = out_path.with_name(f"{out_path.stem}_cells.csv")
-        result.cells.write_csv(cells_path)
+        with written_aside(out_path) as strata_aside, written_aside(cells_path) as cells_aside:  # whole or none
+            result.strata.write_csv(strata_aside)
+            result.cells.write_csv(cells_aside)
         click.echo(f"\nwrote {out_path} and {cells_path}")

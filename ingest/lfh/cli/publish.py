@@ -16,8 +16,9 @@ from lfh.serve.publish import ROOT_NOTE, default_destination, publish_marts
 @click.option("--to", "destination", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Folder to publish into (default: warehouse/published beside the warehouse).")
 @click.option("--target-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="dbt target folder whose manifest.json / run_results.json describe the run "
-                   "(default: $DBT_TARGET_PATH, else target/).")
+              help="With --target spark: the dbt target folder whose manifest.json / run_results.json describe "
+                   "the run (default: $DBT_TARGET_PATH, else target/). A DuckDB warehouse's runs are read from "
+                   "the warehouse itself.")
 @click.option("--keep", type=click.IntRange(min=2), default=3, show_default=True,
               help="Publications kept on disk (older ones are deleted; readers holding them keep reading).")
 @click.option("--postgres", "postgres_dsn", default=None, metavar="DSN",
@@ -52,7 +53,7 @@ def publish(destination: Path | None, target_dir: Path | None, keep: int, postgr
 
         build_db = stage_spark_build(spark_dir(), target_dir, parquet_dir or parquet_landing_dir(),
                                      spark_dir() / "publish_stage.duckdb")
-    publication = publish_marts(build_db, destination, target_dir, keep, wait)
+    publication = publish_marts(build_db, destination, target_dir, keep, wait, runs_from_target=target == "spark")
     for mart in publication.manifest["marts"]:
         click.echo(f"  {mart['relation']}: {mart['rows']} rows")
     click.echo(f"published {len(publication.manifest['marts'])} marts to {publication.destination}")

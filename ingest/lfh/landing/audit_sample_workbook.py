@@ -14,7 +14,7 @@ import polars as pl
 from lfh.audit.sample import CHECK_COLUMN, MANUAL_COLUMNS, STORY_ID_COLUMN, story_check
 from lfh.landing.batch import Batch
 from lfh.landing.errors import UnreadableFileError
-from lfh.landing.hand_cells import checked_hand_labels
+from lfh.landing.hand_cells import checked_hand_labels, without_conflicts
 from lfh.landing.literals import parse_string_list
 from lfh.landing.read_xlsx import FORMULA_SUFFIX
 from lfh.landing.records import RawRecords
@@ -87,6 +87,8 @@ def audit_sample_batch(path: Path, records: RawRecords) -> Batch:
     # rejected whole above is not checked cell by cell
     verified = rows.filter(~pl.col("source_row").is_in(rejected["source_row"].implode()))
     hand_labels, cell_rejected = checked_hand_labels(hand_labels, verified, AUDIT_CELLS)
-    rejected = pl.concat([rejected, cell_rejected]).sort("source_row")
+    # the same story on two rows: one label if they agree, none (each row rejected, naming the other) if not
+    hand_labels, conflicts = without_conflicts(hand_labels)
+    rejected = pl.concat([rejected, cell_rejected, conflicts]).sort("source_row")
     return Batch(file_kind="audit_sample_xlsx", source_kind="study_xlsx", rows_read=records.rows_read,
                  hand_labels=hand_labels, rejects=reject_rows(records, rejected, "hand_labels"))

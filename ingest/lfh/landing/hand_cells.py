@@ -122,3 +122,27 @@ def checked_hand_labels(labels: pl.DataFrame, rows: pl.DataFrame,
         kept.append(label)
     kept_frame = pl.DataFrame(kept, schema=labels.schema) if labels.width else labels
     return kept_frame, pl.DataFrame(rejections, schema=REJECTION_SCHEMA, orient="row")
+
+
+def without_conflicts(labels: pl.DataFrame, header_rows: int = 1) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One character (story, role) labeled on several rows of one file: rows that agree (same gender and name) land
+    once (the first row); rows that disagree are all rejected (conflicting_duplicate), each naming the other rows
+    as the spreadsheet numbers them (header_rows above the data), since no row is more right than another."""
+    if labels.height == 0:
+        return labels, pl.DataFrame(schema=REJECTION_SCHEMA)
+    key = ["story_id", "role", *(["label_source"] if "label_source" in labels.columns else [])]
+    variants = labels.with_columns(pl.struct("gender", "name").n_unique().over(key).alias("_variants"))
+    conflicting = variants.filter(pl.col("_variants") > 1).sort("source_row")
+    rejections = []
+    for (story_id, role, *_source), group in conflicting.group_by(key, maintain_order=True):
+        rows = [row + header_rows for row in group["source_row"].to_list()]
+        values = ", ".join(f"row {row}: {gender or '(no gender)'} / {name or '(no name)'}"
+                           for row, gender, name in zip(rows, group["gender"], group["name"], strict=True))
+        for source_row in group["source_row"].to_list():
+            rejections.append((source_row, "conflicting_duplicate",
+                               f"story {story_id} appears on several rows with different {role} labels ({values}): "
+                               "none of them was landed. Keep one row for the story (delete or correct the others) "
+                               "and ingest the workbook again"))
+    kept = (variants.filter(pl.col("_variants") == 1).sort("source_row").unique(key, keep="first", maintain_order=True)
+            .drop("_variants"))
+    return kept, pl.DataFrame(rejections, schema=REJECTION_SCHEMA, orient="row")

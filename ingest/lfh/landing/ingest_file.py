@@ -22,10 +22,12 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.failures import is_full_disk
 from lfh.landing.audit_sample_workbook import audit_sample_batch, is_audit_sample
 from lfh.landing.batch import Batch, empty_rejects
 from lfh.landing.discovery import file_format
 from lfh.landing.errors import UnreadableFileError
+from lfh.landing.known_stories import refuse_unknown_stories
 from lfh.landing.lander import land_batch, land_rejects
 from lfh.landing.project_formats import WANTED_KEYS, detect_content, project_batch
 from lfh.landing.read_csv import CsvOptions, read_csv_stream
@@ -114,6 +116,11 @@ class _FileLoad:
     rejected: int = 0
     pending_rejects: list[pl.DataFrame] = field(default_factory=list)
     hand_label_notes: list[str] = field(default_factory=list)
+    header_rows: int = 0  # rows above the first record: messages number rows as the spreadsheet does
+
+
+# A spreadsheet or CSV file numbers its header row 1, its first record row 2 (raw.rejects.source_row counts records)
+HEADER_ROWS = {"study_xlsx": 1, "csv": 1}
 
 
 def _normalised(path: Path, stream: RecordStream, load: _FileLoad) -> Iterator[Batch]:
@@ -142,7 +149,7 @@ def land_file(sink: LandingSink, path: Path, provenance: Provenance, options: Re
     if is_manifest(path):
         return _land_manifest(sink, path, provenance, simulated)
     stream = open_records(path, options)
-    load = _FileLoad()
+    load = _FileLoad(header_rows=HEADER_ROWS.get(stream.source_kind, 0))
     later = _raw_records_later(stream)
     runs = FileRuns(provenance.file_sha256)
     for batch in _normalised(path, stream, load):
@@ -151,6 +158,9 @@ def land_file(sink: LandingSink, path: Path, provenance: Provenance, options: Re
         # every batch: a file mixes as soon as one of its batches brings stories the warehouse does not hold
         if not allow_mix and batch.stories is not None and batch.stories.height:
             _check_not_mixing(sink, path, simulated, batch.stories["story_id"])
+        connection = getattr(sink, "connection", None)
+        if isinstance(connection, duckdb.DuckDBPyConnection):
+            batch = refuse_unknown_stories(connection, batch, load.header_rows)
         load.file_kind = load.file_kind or (batch.file_kind if batch.rows_read else None)
         load.rows_read += batch.rows_read
         load.rejected += batch.rejects.height
@@ -193,7 +203,7 @@ def _note_hand_label_rejects(load: _FileLoad, rejects: pl.DataFrame) -> None:
         if len(load.hand_label_notes) >= HAND_LABEL_NOTES:
             load.hand_label_notes.append("... (every one is in raw.rejects, target_table 'hand_labels')")
             return
-        load.hand_label_notes.append(f"row {source_row}: {reason}: {detail}")
+        load.hand_label_notes.append(f"row {source_row + load.header_rows}: {reason}: {detail}")
 
 
 def _raw_records_later(stream: RecordStream) -> bool:
@@ -224,6 +234,8 @@ def ingest_file(sink: LandingSink, path: Path, reread: bool = False, options: Re
             sink.abort_file()
             raise
     except (UnreadableFileError, MixedDataError, pl.exceptions.PolarsError, duckdb.Error, OSError) as exc:
+        if is_full_disk(exc):  # not this file's fault, and no other file would land: stop (the load was rolled back)
+            raise
         # The file's load was rolled back; log the failure and let the other files land.
         problem = (exc.problem if isinstance(exc, UnreadableFileError)
                    else str(exc) if isinstance(exc, MixedDataError) else f"{type(exc).__name__}: {exc}")

@@ -22,6 +22,7 @@ import polars as pl
 
 from lfh.landing.batch import Batch
 from lfh.landing.errors import UnreadableFileError
+from lfh.landing.hand_cells import without_conflicts
 from lfh.landing.records import RawRecords
 from lfh.landing.rejects import combine, reject_rows
 from lfh.landing.stories import identify_stories, split_stories
@@ -100,6 +101,8 @@ def study_batch(path: Path, records: RawRecords) -> Batch:
     prompt_version = PROMPT_VERSIONS.get(kind, PROMPT_VERSIONS["labeled"])
     responses, rejected_responses = label_responses(rows, STUDY_LABELER_MODEL, prompt_version)
     labels, rejected_labels = hand_labels(rows)
+    labels, conflicts = without_conflicts(labels)
+    rejected_labels = pl.concat([rejected_labels, conflicts]) if conflicts.height else rejected_labels
     return Batch(
         file_kind=f"study_xlsx_{kind}", source_kind="study_xlsx", rows_read=records.rows_read,
         stories=stories, label_responses=responses, hand_labels=labels,

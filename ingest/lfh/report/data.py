@@ -7,9 +7,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lfh.build.provenance import recorded_runs
 from lfh.db import reading
 from lfh.errors import WarehouseError
-from lfh.serve.copy import present_marts
+from lfh.serve.copy import marts_schema, present_marts
 
 MARTS = (
     "dim_stories", "fct_characters", "fct_representation_ratios", "fct_sexual_orientation_ratios",
@@ -40,7 +41,8 @@ def read_marts(db_path: Path, wait: float | None = None) -> dict[str, pl.DataFra
     if not db_path.is_file():
         raise MartsMissing(f"{db_path} does not exist: run `lfh build` (or `lfh demo`) first, or pass --db")
     with reading(db_path, "write the report", wait) as connection:
-        present = set(present_marts(connection))  # build warehouse or published copy: `marts.<name>` reads both
+        present = set(present_marts(connection))  # build warehouse or published copy, under any file name
+        schema = marts_schema(connection)
         if "fct_representation_ratios" not in present:
             raise MartsMissing(f"{db_path} has no marts.fct_representation_ratios: run `lfh build` first")
         frames = {}
@@ -48,6 +50,20 @@ def read_marts(db_path: Path, wait: float | None = None) -> dict[str, pl.DataFra
             columns = _NARROW.get(mart, "*")
             if mart == "dim_stories" and _has_column(connection, mart, "is_simulated"):
                 columns += ", is_simulated"  # marts built before the flag lack it
-            frames[mart] = (connection.sql(f"select {columns} from marts.{mart}").pl() if mart in present
+            frames[mart] = (connection.sql(f"select {columns} from {schema}.{mart}").pl() if mart in present
                             else pl.DataFrame())
         return frames
+
+
+def read_build_record(db_path: Path, wait: float | None = None) -> str:
+    """One sentence on the build the marts came from, from the warehouse's own record (lfh.build.provenance):
+    never from the checkout's target/ files, which another warehouse's build rewrites."""
+    with reading(db_path, "write the report", wait, quiet=True) as connection:
+        record = recorded_runs(connection)
+    if record is None:
+        return ("This file records no `lfh build` run (a published copy: see the manifest.json beside it; or a "
+                "warehouse built before builds recorded their runs: run `lfh build`).")
+    run = record["runs"][record["last"]]
+    given = ", ".join(f"{name}={value}" for name, value in sorted(run["vars_given"].items())) or "none"
+    return (f"Last build recorded in this warehouse: dbt {run['command']} {run['invocation_id']} at "
+            f"{run['generated_at']} (dbt {run['dbt_version']}; vars given: {given}).")

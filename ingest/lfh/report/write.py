@@ -3,6 +3,7 @@ reports/figures/, from the marts of the warehouse (read-only) or of a published 
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,8 +11,10 @@ import duckdb
 import matplotlib.pyplot as plt
 import polars as pl
 
+from lfh.atomic import remove_stale_partials, written_aside
+from lfh.failures import explain
 from lfh.report import figures
-from lfh.report.data import read_marts
+from lfh.report.data import read_build_record, read_marts
 from lfh.report.html import Section, render_page, svg_document
 from lfh.report.versions import versions_section
 
@@ -161,33 +164,38 @@ def is_simulated(marts: dict[str, pl.DataFrame]) -> bool:
 
 
 def write_report(db_path: Path, out_dir: Path, wait: float | None = None) -> Path:
-    """Writes out_dir/index.html and out_dir/figures/*.png|svg; returns the HTML path."""
+    """Writes out_dir/index.html and out_dir/figures/*.png|svg; returns the HTML path. Everything is written aside
+    first (lfh.atomic), then the figures move into place and the page after them, so a report cut short (a full
+    disk, a kill) leaves the previous report whole, never a truncated page."""
     marts = read_marts(db_path, wait)
     simulated = is_simulated(marts)
-    figure_dir = out_dir / "figures"
-    figure_dir.mkdir(parents=True, exist_ok=True)
-    sections = []
-    for section in [*_sections(marts), _hand_label_plan_section(db_path)]:
-        if section.figure is not None:
-            if simulated:  # the standalone PNG/SVG files travel without the page's banner
-                section.figure.suptitle(SIMULATED_MARK, color="#b3261e", fontsize=9, fontweight="bold")
-            document = svg_document(section.figure)
-            (figure_dir / f"{section.key}.svg").write_text(document, encoding="utf-8")
-            section.figure.set_layout_engine("none")  # laid out once for the SVG; the PNG keeps that layout
-            section.figure.savefig(figure_dir / f"{section.key}.png", dpi=120)
-            plt.close(section.figure)
-            section = replace(section, svg=document)
-        sections.append(section)
-    banner = ("SIMULATED DATA: these stories and labels were made by `lfh simulate` with planted biases "
-              "(configs/simulate.default.toml). They say nothing about any real language model."
-              if simulated else None)
-    page = render_page("Laissez-Faire Harms: omission and subordination in model-written stories", banner,
-                       _summary(marts), sections,
-                       f"Built from the marts of {db_path}. "
-                       "Method: docs/METHOD.md (Shieh et al. 2024, arXiv 2404.07475).")
     out_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_partials(out_dir)
     target = out_dir / "index.html"
-    target.write_text(page, encoding="utf-8")
+    with ExitStack() as aside:  # left in reverse: the figures move in first, then the page
+        partial_page = aside.enter_context(written_aside(target))
+        figure_dir = aside.enter_context(written_aside(out_dir / "figures"))
+        figure_dir.mkdir(parents=True)
+        sections = []
+        for section in [*_sections(marts), _hand_label_plan_section(db_path)]:
+            if section.figure is not None:
+                if simulated:  # the standalone PNG/SVG files travel without the page's banner
+                    section.figure.suptitle(SIMULATED_MARK, color="#b3261e", fontsize=9, fontweight="bold")
+                document = svg_document(section.figure)
+                (figure_dir / f"{section.key}.svg").write_text(document, encoding="utf-8")
+                section.figure.set_layout_engine("none")  # laid out once for the SVG; the PNG keeps that layout
+                section.figure.savefig(figure_dir / f"{section.key}.png", dpi=120)
+                plt.close(section.figure)
+                section = replace(section, svg=document)
+            sections.append(section)
+        banner = ("SIMULATED DATA: these stories and labels were made by `lfh simulate` with planted biases "
+                  "(configs/simulate.default.toml). They say nothing about any real language model."
+                  if simulated else None)
+        page = render_page("Laissez-Faire Harms: omission and subordination in model-written stories", banner,
+                           _summary(marts), sections,
+                           f"Built from the marts of {db_path}. {read_build_record(db_path, wait)} "
+                           "Method: docs/METHOD.md (Shieh et al. 2024, arXiv 2404.07475).")
+        partial_page.write_text(page, encoding="utf-8")
     return target
 
 
@@ -204,8 +212,10 @@ def _hand_label_plan_section(db_path: Path) -> Section:
              "run; `lfh audit-plan --budget N` prints it.")
     try:
         plan = read_plan(db_path)
-    except (AuditPlanError, duckdb.Error):
+    except AuditPlanError:
         return Section("hand-label-plan", title, "", None, empty)
+    except duckdb.Error as exc:  # e.g. a warehouse of an older version: say what is wrong and what to run
+        return Section("hand-label-plan", title, "", None, f"No plan: {explain(exc, db_path)}.")
     curve = proportional_curve(plan, PLAN_ADDITIONS)
     now = curve.filter(pl.col("added") == 0) if not curve.is_empty() else curve
     have = "; ".join(f"{row['family']} ({row['level']}): {row['with_value']} of {row['cells']} cells"

@@ -12,7 +12,8 @@ from typing import Any
 
 import duckdb
 
-from lfh.errors import ServeError
+from lfh.errors import ServeError, WarehouseError
+from lfh.failures import check_warehouse_file, first_line
 from lfh.serve.provenance import warehouse_provenance
 
 MARTS_SCHEMA = "marts"
@@ -69,8 +70,14 @@ def _attach_build(connection: duckdb.DuckDBPyConnection, build_db: Path, catalog
     if not build_db.is_file():
         raise PublishError(f"{build_db}: no warehouse there. Run `lfh build` first (or set LFH_DB).")
     try:
+        check_warehouse_file(build_db)
+    except WarehouseError as exc:
+        raise PublishError(str(exc)) from None
+    try:
         connection.execute(f"attach {quote_literal(str(build_db))} as {quote_identifier(catalog)} (read_only)")
     except duckdb.IOException as exc:
+        if "lock" not in str(exc).lower():
+            raise PublishError(f"cannot open {build_db} read-only: {first_line(exc)}") from exc
         raise PublishError(
             f"cannot open {build_db} read-only: {exc}\n"
             "A build (or another writer) holds it. Wait for it to finish and run `lfh publish` again."
@@ -143,15 +150,23 @@ def _copy_comments_and_not_null(connection: duckdb.DuckDBPyConnection, catalog: 
             )
 
 
+def marts_schema(connection: duckdb.DuckDBPyConnection) -> str:
+    """The schema holding the marts on this connection: `marts` in a build warehouse, `main` in a published copy,
+    whatever the file is called (a copy of marts.duckdb renamed snapshot.duckdb has the catalog `snapshot`, where
+    `marts.<name>` no longer resolves but `main.<name>` does)."""
+    found = connection.execute(
+        "select count(*) from information_schema.tables where table_catalog = current_database() "
+        "and table_schema = ?", [MARTS_SCHEMA]).fetchone()
+    return MARTS_SCHEMA if found and found[0] else SERVING_SCHEMA
+
+
 def present_marts(connection: duckdb.DuckDBPyConnection) -> list[str]:
-    """Names of the marts readable as `marts.<name>` on this connection, whether it opened a build warehouse
-    (schema marts) or a published copy (catalog marts, schema main)."""
-    catalog = connection.execute("select current_database()").fetchone()[0]
-    schema = SERVING_SCHEMA if catalog == MARTS_SCHEMA else MARTS_SCHEMA
+    """Names of the marts readable as `<marts_schema>.<name>` on this connection, whether it opened a build
+    warehouse (schema marts) or a published copy (schema main, under any file name)."""
     rows = connection.execute(
-        "select table_name from information_schema.tables where table_catalog = ? and table_schema = ? "
-        "order by table_name",
-        [catalog, schema],
+        "select table_name from information_schema.tables where table_catalog = current_database() "
+        "and table_schema = ? order by table_name",
+        [marts_schema(connection)],
     ).fetchall()
     return [name for (name,) in rows]
 

@@ -1,4 +1,6 @@
-"""Where published marts came from: the dbt run (target/ files), the baseline set and the name lexicon."""
+"""Where published marts came from: the dbt runs the warehouse recorded (lfh.build.provenance), the baseline set and
+the name lexicon. Never the checkout's shared target/ files for a DuckDB warehouse: another warehouse's build (or
+any dbt command) rewrites them; only a Spark build, which records nothing in a warehouse, is read from them."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from typing import Any
 
 import duckdb
 import yaml
+
+from lfh.build.provenance import recorded_runs
 
 LEXICON_SCHEMA = "raw"
 LEXICON_SUFFIX = "_first_names"
@@ -52,6 +56,7 @@ def warehouse_provenance(connection: duckdb.DuckDBPyConnection, catalog: str, ma
             for name in sorted(baseline_sets)
         ],
         "lexicon": _lexicon(connection, catalog, tables),
+        "dbt_record": recorded_runs(connection, catalog),
     }
 
 
@@ -186,5 +191,53 @@ def dbt_provenance(target_dir: Path, project_dir: Path, mart_names: list[str], m
         },
         "last_run": run,
         "vars": variables,
+        "marts": marts,
+    }
+
+
+def _run_entry(run: dict[str, Any]) -> dict[str, Any]:
+    return {"invocation_id": run["invocation_id"], "command": run["command"], "generated_at": run["generated_at"],
+            "elapsed_seconds": run["elapsed_seconds"], "dbt_version": run["dbt_version"],
+            "vars_given": run["vars_given"], "select": run["select"], "engine": run["engine"]}
+
+
+def recorded_provenance(record: dict[str, Any] | None, project_dir: Path, mart_names: list[str]) -> dict[str, Any]:
+    """The manifest's dbt section from the warehouse's own record (lfh.build.provenance.recorded_runs): per mart
+    the run that last built it; the vars of the last run that built a mart. Without a record (a warehouse built
+    before builds recorded their runs, or by dbt alone) every mart is unrecorded and the note says what to run;
+    the vars are then dbt_project.yml's, and say so."""
+    runs = (record or {}).get("runs") or {}
+    nodes = (record or {}).get("nodes") or {}
+    marts: dict[str, Any] = {}
+    for name in mart_names:
+        node = nodes.get(name)
+        marts[name] = {
+            "unique_id": node["unique_id"] if node else None,
+            "checksum": node["checksum"] if node else None,
+            "status": node["status"] if node else None,
+            "built_at": node["built_at"] if node else None,
+            "invocation_id": node["invocation_id"] if node else None,
+        }
+    unrecorded = sorted(name for name, entry in marts.items() if entry["status"] is None)
+    built_by = [entry["invocation_id"] for entry in marts.values() if entry["invocation_id"] in runs]
+    last = runs.get(record["last"]) if record else None
+    vars_run = runs[max(built_by, key=list(runs).index)] if built_by else last
+    note = None
+    if unrecorded:
+        note = (("this warehouse records no `lfh build` run" if not runs else
+                 f"the runs this warehouse recorded did not build {', '.join(unrecorded)}")
+                + ": run `lfh build` then `lfh publish` to record the run that built every mart")
+    return {
+        "source": "the warehouse (meta.dbt_runs, meta.dbt_nodes)" if runs else None,
+        "target_dir": vars_run["target_dir"] if vars_run else None,
+        "unrecorded_marts": unrecorded,
+        "note": note,
+        "manifest": vars_run["manifest"] if vars_run else None,
+        "last_run": _run_entry(last) if last else None,
+        "vars": vars_run["vars"] if vars_run else project_vars(project_dir),
+        "vars_from": f"run {vars_run['invocation_id']}" if vars_run else "dbt_project.yml (no run recorded)",
+        # every run that built a published mart, with its own vars (a selection build leaves marts of two runs)
+        "runs": {invocation: {**_run_entry(runs[invocation]), "vars": runs[invocation]["vars"]}
+                 for invocation in sorted(set(built_by))},
         "marts": marts,
     }

@@ -19,7 +19,7 @@ import duckdb
 from lfh.lock import warehouse_lock
 from lfh.paths import database_path, project_root
 from lfh.serve.copy import copy_marts, describe_marts, export_parquet
-from lfh.serve.provenance import dbt_provenance
+from lfh.serve.provenance import dbt_provenance, recorded_provenance
 from lfh.serve.swap import activate, make_read_only, new_build_dir, prune, publish_lock
 
 MANIFEST_FORMAT = 1
@@ -68,9 +68,13 @@ def simulated_stories(serving_file: Path) -> int:
 
 
 def build_manifest(build_db: Path, version_dir: Path, target_dir: Path, warehouse_facts: dict[str, Any],
-                   published_at: datetime) -> dict[str, Any]:
+                   published_at: datetime, runs_from_target: bool = False) -> dict[str, Any]:
+    """runs_from_target: read the dbt run from target_dir (a Spark build, which records nothing in a warehouse);
+    otherwise from the warehouse's own record, whatever target_dir holds."""
     marts = describe_marts(version_dir / SERVING_FILE)
-    dbt = dbt_provenance(target_dir, project_root(), [mart.name for mart in marts], "marts")
+    names = [mart.name for mart in marts]
+    dbt = (dbt_provenance(target_dir, project_root(), names, "marts") if runs_from_target
+           else recorded_provenance(warehouse_facts.get("dbt_record"), project_root(), names))
     baseline_sets = warehouse_facts["baseline_sets"]
     if not baseline_sets and "baseline_set" in dbt["vars"]:
         # No mart carries the column: fall back to the var the run used, and say where it came from.
@@ -104,7 +108,7 @@ def build_manifest(build_db: Path, version_dir: Path, target_dir: Path, warehous
 
 
 def publish_marts(build_db: Path, destination: Path, target_dir: Path, keep: int = 3,
-                  wait: float | None = None) -> Publication:
+                  wait: float | None = None, runs_from_target: bool = False) -> Publication:
     """Copy, export, describe, then flip `current`. On any failure the previous publication stays current."""
     build_db = build_db.resolve()
     destination = destination.resolve()
@@ -119,7 +123,8 @@ def publish_marts(build_db: Path, destination: Path, target_dir: Path, keep: int
             published_at = datetime.now(UTC)
             names, warehouse_facts = copy_marts(build_db, build_dir / SERVING_FILE)
             export_parquet(build_dir / SERVING_FILE, build_dir / PARQUET_DIR, names)
-            manifest = build_manifest(build_db, build_dir, target_dir, warehouse_facts, published_at)
+            manifest = build_manifest(build_db, build_dir, target_dir, warehouse_facts, published_at,
+                                      runs_from_target)
             (build_dir / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
             make_read_only(build_dir)
             version_dir = activate(destination, build_dir)

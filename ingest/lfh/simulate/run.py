@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from lfh.atomic import write_text, written_aside
 from lfh.landing.simulated import write_marker
 from lfh.llm.journal import now_iso
 from lfh.llm.manifest import write_simulated_manifest
@@ -81,10 +82,11 @@ def write_run_manifests(runs: SimulatedRuns, output: Path, config: SimConfig, st
 
 def _write(frame: pl.DataFrame, path: Path, file_format: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    if file_format == "parquet":
-        frame.write_parquet(path)
-    else:
-        frame.write_ndjson(path)
+    with written_aside(path) as partial:  # a cut-short write never leaves a file that looks whole to lfh ingest
+        if file_format == "parquet":
+            frame.write_parquet(partial)
+        else:
+            frame.write_ndjson(partial)
 
 
 def run_simulation(config: SimConfig, out_dir: Path, db_path: Path | None = None,
@@ -114,7 +116,7 @@ def run_simulation(config: SimConfig, out_dir: Path, db_path: Path | None = None
     truth["stories_file"], truth["labels_file"] = str(stories_path), str(labels_path)
     truth["faults_drawn"] = {kind: int(count) for kind, count in
                              stories["fault_kind"].value_counts().iter_rows()}
-    truth_path.write_text(json.dumps(truth, indent=1), encoding="utf-8")
+    write_text(truth_path, json.dumps(truth, indent=1))
     write_marker(out_dir)
     return SimulationResult(stories_path, labels_path, truth_path, stories.height, labels.height,
                             time.perf_counter() - started)
