@@ -1,0 +1,84 @@
+"""The corrected cells an allocation serves: `--measure`, `--level`, `--category`, `--domain`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lfh.audit.plan.model import (
+    ALL_MODELS,
+    COUPLE_TYPES,
+    DEFAULT_FAMILIES,
+    FAMILIES,
+    GENDERS,
+    AuditPlanError,
+    PlanCell,
+)
+
+LEVELS = ("all-model", "per-model")
+DOMAINS = ("learning", "labor", "love")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The corrected cells an allocation serves (the issue: "the summed variance of the corrected shares the user
+    selects"): measure families, levels (the all-model cells, the per-model cells), categories (a gender, e.g.
+    nonbinary, or a couple type; a gender also selects the couple types with a partner of it) and domains (gender
+    cells of that domain; couples are love stories; occupations labor). Empty categories / domains: all."""
+
+    families: tuple[str, ...] = DEFAULT_FAMILIES
+    levels: tuple[str, ...] = LEVELS
+    categories: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name, given, known in (("measure family", self.families, FAMILIES), ("level", self.levels, LEVELS),
+                                   ("domain", self.domains, DOMAINS),
+                                   ("category", self.categories, (*GENDERS, *COUPLE_TYPES))):
+            unknown = sorted(set(given) - set(known))
+            if unknown:
+                raise AuditPlanError(f"unknown {name} {', '.join(unknown)}: choose from {', '.join(known)}")
+        if not self.families or not self.levels:
+            raise AuditPlanError("select at least one measure family and one level")
+
+    def matches_key(self, family: str, model: str, key: Sequence[str]) -> bool:
+        if family not in self.families or ("all-model" if model == ALL_MODELS else "per-model") not in self.levels:
+            return False
+        category = key[-1] if key else ""
+        if self.categories and not any(
+                category == wanted or (family == "couple" and wanted in GENDERS and wanted in category.split("_"))
+                for wanted in self.categories):
+            return False
+        domain = {"couple": "love", "occupation": "labor"}.get(family, key[0] if key else "")
+        return not self.domains or domain in self.domains
+
+    def matches(self, cell: PlanCell) -> bool:
+        return self.matches_key(cell.family, cell.model, cell.key)
+
+    def search(self, name: str) -> bool:
+        """Whether a cell named family/model/key... (lfh.build.correction_check's keys joined by '/') is selected:
+        a re.Pattern's `search`, so a selection can stand where a pattern over cell names is taken."""
+        family, model, *key = name.split("/")
+        return self.matches_key(family, model, key)
+
+    def label(self) -> str:
+        parts = ["+".join(self.families)]
+        if set(self.levels) != set(LEVELS):
+            parts.append("/".join(self.levels))
+        parts += ["/".join(values) for values in (self.categories, self.domains) if values]
+        return ", ".join(parts)
+
+
+# The selections a user would naturally make, each judged on its own in the validation (bench/bench_audit_allocation.py,
+# tests/test_audit_allocation.py, docs/CORRECTION.md).
+NATURAL_SELECTIONS = {
+    "gender and couple (default)": Selection(),
+    "gender": Selection(("gender",)),
+    "couple": Selection(("couple",)),
+    "all-model cells": Selection(levels=("all-model",)),
+    "per-model cells": Selection(levels=("per-model",)),
+    "non-binary (shares, couple types)": Selection(categories=("nonbinary",)),
+    "learning": Selection(domains=("learning",)),
+    "labor": Selection(domains=("labor",)),
+    "love (gender, couples)": Selection(domains=("love",)),
+}
