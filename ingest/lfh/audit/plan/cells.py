@@ -114,8 +114,8 @@ def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, gr
         machine_counts[machine] += count
     total = sum(machine_counts.values())
     # the shares the confusion matrix expects the hand labels to give: where the plan linearises
-    expected_a = sum(count * matrix[i][group] for i, count in machine_counts.items())
-    expected_b = sum(count * sum(matrix[i][j] for j in members) for i, count in machine_counts.items())
+    expected_a = sum(count * matrix[i][group] for i, count in sorted(machine_counts.items()))
+    expected_b = sum(count * sum(matrix[i][j] for j in members) for i, count in sorted(machine_counts.items()))
     known = expected_b / total if total else 0.0
     share = expected_a / expected_b if expected_b > 0 else 0.0
     if at is not None:

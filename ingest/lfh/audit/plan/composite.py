@@ -19,7 +19,7 @@ def chi_square_lower_quantile(nu: float, z: float) -> float:
 def composite_variance(cell: PlanCell, labeled_stories: dict[Stratum, float], settings: PlanSettings,
                        machine: float, pooled_rectifier: float, own_n: float) -> float:
     """The variance of var ppi_cell_pool_rule = composite for a per-model cell with unlabeled units
-    (macros/stats/ppi_composite.sql; /work/team/notes/formula.md), unscaled by b^2 like its inputs:
+    (macros/stats/ppi_composite.sql), unscaled by b^2 like its inputs:
         F + (1 - B) V_c + B^2 (V_P + tau2 sum_k w_k^2),   B = sigma2 / (sigma2 + n_c tau2)
     F = the f-term, V_P = the pooled rectifier's; sigma2 (pooled within-model variance of the linearised rectifier
     e) and tau2 (the upper confidence value of its between-model variance) from the pool's models k with hand labels,

@@ -34,8 +34,13 @@ def stratum_floors(room: dict[Stratum, int], labeled: dict[Stratum, float], min_
             for stratum, value in room.items()}
 
 
-def _selected(plan: Plan, selection: Selection) -> list[PlanCell]:
-    return [cell for cell in plan.cells if selection.matches(cell)]
+def selected_cells(plan: Plan, selection: Selection) -> list[PlanCell]:
+    """The plan's cells `selection` names; refused when there is none (an allocation for nothing would be arbitrary)."""
+    cells = [cell for cell in plan.cells if selection.matches(cell)]
+    if not cells:
+        raise AuditPlanError(f"the selection ({selection.label()}) names no corrected cell: {selection.why_empty()}; "
+                             "widen --measure, --level, --category or --domain")
+    return cells
 
 
 def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: int | None = None,
@@ -57,8 +62,11 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
         raise AuditPlanError(f"the budget must be at least 1 story, got {budget}")
     if target_half_width is not None and not 0 < target_half_width < 0.5:
         raise AuditPlanError(f"the target half-width must lie in (0, 0.5), got {target_half_width}")
+    if min_per_stratum < 0:
+        raise AuditPlanError(f"--min-per-stratum must be 0 or more, got {min_per_stratum}")
     settings = plan.settings
-    selected = _selected(plan, selection or Selection(tuple(families)))
+    selection = selection or Selection(tuple(families))
+    selected = selected_cells(plan, selection)
     selected_names = {id(cell) for cell in selected}
     floor_variance = (target_half_width / settings.z) ** 2 if target_half_width is not None else 0.0
     labeled = plan.labeled_now()
@@ -149,11 +157,11 @@ def plan_allocation(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budg
     proportional = dict(floors)
     if sum(proportional.values()) < budget:
         proportional = allocate(room_in, min(budget, candidates_total), min_per_stratum, floors)
-    selected_cells = [cell for cell in plan.cells if id(cell) in selected_names]
+    chosen = [cell for cell in plan.cells if id(cell) in selected_names]
 
     def total(stratum_extra: dict[Stratum, int]) -> float:
         stories = current(stratum_extra)
-        return sum(objective(cell, stories) for cell in selected_cells)
+        return sum(objective(cell, stories) for cell in chosen)
 
     def delta(stratum_extra: dict[Stratum, int], moves: dict[Stratum, int]) -> float:
         before = current(stratum_extra)
@@ -196,7 +204,7 @@ def best_cell_half_width(plan: Plan, cell: PlanCell, budget: int, candidates: di
     settings = plan.settings
     room = {stratum: (info.candidates if candidates is None else candidates.get(stratum, 0))
             for stratum, info in plan.strata.items()}
-    relevant = {part.stratum for part in cell.parts} | {part.stratum for part in (cell.pool.parts if cell.pool else [])}
+    relevant = sorted({part.stratum for part in (*cell.parts, *(cell.pool.parts if cell.pool else ()))})
     stories = plan.labeled_now()
     step = step or max(1, budget // 100)
     best = predicted_half_width(cell, stories, settings)

@@ -84,9 +84,13 @@ def mask_units(units: dict[str, pl.DataFrame], stories: pl.DataFrame,
     return masked, stories.with_columns(pl.when(keep & pl.col("hand").fill_null(False)).then(True).alias("hand"))
 
 
+UNIT_KEYS = ("model", "stratum", "key", "machine", "hand", "is_hand_labeled")
+
+
 def _aggregate(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.group_by("model", "stratum", "key", "machine", "hand", "is_hand_labeled").agg(
-        pl.len().alias("unit_count"))
+    """Units counted per UNIT_KEYS, in that order: the cells, their strata and every sum over them come out the
+    same whatever order the warehouse returned the rows in (the same warehouse and flags give the same plan)."""
+    return frame.group_by(*UNIT_KEYS).agg(pl.len().alias("unit_count")).sort(*UNIT_KEYS, nulls_last=True)
 
 
 def stratum_columns(stories: pl.DataFrame) -> list[str]:
@@ -99,7 +103,7 @@ def strata_stories(stories: pl.DataFrame) -> dict[Stratum, StratumStories]:
     summary = stories.group_by(*stratum_columns(stories)).agg(
         pl.len().alias("stories"), pl.col("hand").fill_null(False).sum().alias("hand_labeled"))
     return {tuple(key): StratumStories(int(total), int(hand), int(total - hand))
-            for *key, total, hand in summary.iter_rows()}
+            for *key, total, hand in summary.sort(stratum_columns(stories)).iter_rows()}
 
 
 def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: PlanSettings | None = None,

@@ -11,6 +11,7 @@ from lfh.audit.plan.model import (
     DEFAULT_FAMILIES,
     FAMILIES,
     GENDERS,
+    OCCUPATION_GENDERS,
     AuditPlanError,
     PlanCell,
 )
@@ -60,6 +61,19 @@ class Selection:
         a re.Pattern's `search`, so a selection can stand where a pattern over cell names is taken."""
         family, model, *key = name.split("/")
         return self.matches_key(family, model, key)
+
+    def why_empty(self) -> str:
+        """Why this selection may name no corrected cell: the families' domains and categories it excludes."""
+        reasons = []
+        if "couple" in self.families and self.domains and "love" not in self.domains:
+            reasons.append("couples are love stories")
+        if "occupation" in self.families and self.domains and "labor" not in self.domains:
+            reasons.append("occupations are labor stories")
+        if "occupation" in self.families and self.categories and OCCUPATION_GENDERS[0] not in self.categories:
+            reasons.append(f"an occupation cell is the {OCCUPATION_GENDERS[0]} share of its holders")
+        if "gender" in self.families and self.categories and not set(self.categories) & set(GENDERS):
+            reasons.append("gender cells are genders, not couple types")
+        return "; ".join(reasons) or "the warehouse has no corrected cell of it (no labeled story of it)"
 
     def label(self) -> str:
         parts = ["+".join(self.families)]

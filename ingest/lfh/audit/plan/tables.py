@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from lfh.audit.allocation import allocate
+from lfh.audit.plan.gain import PredictedGain, predicted_gain, proportional_extra
 from lfh.audit.plan.model import ALL_MODELS, DEFAULT_FAMILIES, FAMILIES, Plan, Stratum
 from lfh.audit.plan.optimiser import plan_allocation
 from lfh.audit.plan.selection import Selection
@@ -45,11 +46,16 @@ def cell_predictions(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
                                       "predicted_half_width": pl.Float64}, orient="row")
 
 
-def strata_table(plan: Plan, extra: dict[Stratum, int]) -> pl.DataFrame:
+def strata_table(plan: Plan, extra: dict[Stratum, int], proportional: dict[Stratum, int] | None = None) -> pl.DataFrame:
+    """Per stratum: stories, hand-labeled now, to add, planned; and what a proportional allocation of as many
+    stories would add (`proportional`, when given)."""
+    proportional = proportional if proportional is not None else {}
     rows = [(*stratum, info.stories, info.hand_labeled, extra.get(stratum, 0),
-             info.hand_labeled + extra.get(stratum, 0)) for stratum, info in sorted(plan.strata.items())]
-    keys = ["model", "domain", "prompt_condition", "machine_class"][:len(rows[0]) - 4 if rows else 3]
-    return pl.DataFrame(rows, schema=[*keys, "stories", "hand_labeled", "add", "planned_hand_labeled"], orient="row")
+             info.hand_labeled + extra.get(stratum, 0), proportional.get(stratum, 0))
+            for stratum, info in sorted(plan.strata.items())]
+    keys = ["model", "domain", "prompt_condition", "machine_class"][:len(rows[0]) - 5 if rows else 3]
+    return pl.DataFrame(rows, schema=[*keys, "stories", "hand_labeled", "add", "planned_hand_labeled",
+                                      "proportional_add"], orient="row")
 
 
 @dataclass
@@ -59,6 +65,7 @@ class PlanResult:
     cells: pl.DataFrame       # per cell: predicted half-width now and planned
     added: int
     pilot_units: int
+    gain: PredictedGain       # the allocation's predicted gain over a proportional one, and its prediction error
 
 
 def make_plan(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: int | None = None,
@@ -66,7 +73,9 @@ def make_plan(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: in
               selection: Selection | None = None) -> PlanResult:
     """The plan's tables: the allocation (for `selection`, default every cell of `families`) and what it buys,
     next to what the hand labels give now."""
+    selection = selection or Selection(tuple(families))
     extra = plan_allocation(plan, families, budget, target_half_width, min_per_stratum, selection=selection)
+    gain = predicted_gain(plan, extra, selection, min_per_stratum)
     now = plan.labeled_now()
     planned = {stratum: now[stratum] + extra.get(stratum, 0) for stratum in now}
     families_now = family_summary(plan, now)
@@ -74,13 +83,17 @@ def make_plan(plan: Plan, families: Sequence[str] = DEFAULT_FAMILIES, budget: in
     summary = families_now.join(families_planned.select(
         "family", "level", pl.col("with_value").alias("planned_with_value"),
         pl.col("median_half_width").alias("planned_median_half_width"),
-        pl.col("max_half_width").alias("planned_max_half_width")), on=["family", "level"], how="left")
+        pl.col("max_half_width").alias("planned_max_half_width")), on=["family", "level"], how="left",
+        maintain_order="left")
     cells_now = cell_predictions(plan, now)
     cells_planned = cell_predictions(plan, planned)
     cells = cells_now.rename({"predicted_variance": "variance_now", "predicted_half_width": "half_width_now"}).join(
         cells_planned.select("family", "model", "cell", pl.col("predicted_half_width").alias("planned_half_width")),
-        on=["family", "model", "cell"], how="left")
-    return PlanResult(strata_table(plan, extra), summary, cells, sum(extra.values()), plan.pilot_units)
+        on=["family", "model", "cell"], how="left",
+        maintain_order="left")
+    proportional = proportional_extra(plan, sum(extra.values()), min_per_stratum)
+    return PlanResult(strata_table(plan, extra, proportional), summary, cells, sum(extra.values()),
+                      plan.pilot_units, gain)
 
 
 def proportional_curve(plan: Plan, additions: Sequence[int], min_per_stratum: int = 3) -> pl.DataFrame:
