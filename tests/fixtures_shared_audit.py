@@ -1,7 +1,7 @@
 """Shared builds for the correction and audit tests, once per test run for every xdist worker (tests/conftest.py's
 build_once); registered as a plugin by tests/conftest.py's `pytest_plugins`.
 
-- `correction_sql(vars)`: the compiled SQL of the two correction models (what lfh.build.correction_check's
+- `correction_sql(vars)`: the compiled SQL of the two correction models (what bench.correction_check's
   compiled_correction_sql returns) for any of the var sets in CORRECTION_VAR_SETS. A dbt compile is mostly the
   parse of the project (about 9 s of CPU here), and dbt parses again whenever --vars change; so every var set is
   compiled in ONE dbt process that parses once (dbt's Python API, dbtRunner with the parsed manifest) and then
@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from conftest import build_once
 
-from lfh.build.correction_check import CORRECTION_MODELS, CorrectionCheckError
+from bench.correction_check import CORRECTION_MODELS, CorrectionCheckError
 from lfh.paths import project_root
 
 # Every var set a test compiles the correction models with (tests/test_ppi_*.py). Another test that needs another

@@ -22,7 +22,7 @@ import polars as pl
 import pytest
 from scipy.stats import chi2, norm
 
-from lfh.build.correction_check import UNITS
+from bench.correction_check import UNITS
 
 pytestmark = pytest.mark.slow  # compiles the dbt project: tests/tiers.py
 

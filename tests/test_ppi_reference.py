@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, norm
 
-from lfh.build.correction_check import UNITS
+from bench.correction_check import UNITS
 
 pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
 

@@ -15,7 +15,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from lfh.build.correction_check import COUPLES, run_on_characters
+from bench.correction_check import COUPLES, run_on_characters
 
 pytestmark = pytest.mark.slow  # compiles the dbt project (once per run, shared): tests/tiers.py
 GENDERS = ("female", "male", "nonbinary")

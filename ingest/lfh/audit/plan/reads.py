@@ -76,7 +76,7 @@ def read_units(connection: duckdb.DuckDBPyConnection,
 def mask_units(units: dict[str, pl.DataFrame], stories: pl.DataFrame,
                kept: Iterable[str]) -> tuple[dict[str, pl.DataFrame], pl.DataFrame]:
     """The same units with hand labels only on the `kept` stories (for checking a plan on a fully hand-labeled
-    audit, as lfh.build.correction_check does)."""
+    audit, as bench.correction_check does)."""
     kept_frame = pl.DataFrame({"story_id": sorted(set(kept))}, schema={"story_id": pl.String})
     keep = pl.col("story_id").is_in(kept_frame["story_id"].implode())
     masked = {family: frame.with_columns((pl.col("is_hand_labeled") & keep).alias("is_hand_labeled")).with_columns(

@@ -57,7 +57,7 @@ class Selection:
         return self.matches_key(cell.family, cell.model, cell.key)
 
     def search(self, name: str) -> bool:
-        """Whether a cell named family/model/key... (lfh.build.correction_check's keys joined by '/') is selected:
+        """Whether a cell named family/model/key... (bench.correction_check's keys joined by '/') is selected:
         a re.Pattern's `search`, so a selection can stand where a pattern over cell names is taken."""
         family, model, *key = name.split("/")
         return self.matches_key(family, model, key)
