@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from bench.correction_check import COUPLES, run_on_characters
+from lfh.categories import GENDERS
 
 pytestmark = pytest.mark.slow  # compiles the dbt project (once per run, shared): tests/tiers.py
-GENDERS = ("female", "male", "nonbinary")
 
 
 @pytest.fixture(scope="module")

@@ -27,15 +27,11 @@ plan prints and writes).
 from lfh.audit.plan.cells import build_cells, confusion_matrix
 from lfh.audit.plan.composite import chi_square_lower_quantile, composite_variance
 from lfh.audit.plan.model import (
-    ALL_MODELS,
-    COUPLE_TYPES,
     DEFAULT_FAMILIES,
     FAMILIES,
-    GENDERS,
     MACHINE_CLASSES,
     MACHINE_MEANS,
     OBJECTIVES,
-    OCCUPATION_GENDERS,
     STORY_CLASSES_SQL,
     STRATA,
     AuditPlanError,
@@ -49,7 +45,7 @@ from lfh.audit.plan.model import (
 )
 from lfh.audit.plan.optimiser import best_cell_half_width, plan_allocation, stratum_floors
 from lfh.audit.plan.reads import build_plan, build_vars, mask_units, read_plan, read_units, strata_stories
-from lfh.audit.plan.selection import DOMAINS, LEVELS, NATURAL_SELECTIONS, Selection
+from lfh.audit.plan.selection import DOMAINS, NATURAL_SELECTIONS, Selection
 from lfh.audit.plan.tables import (
     PlanResult,
     cell_predictions,
@@ -60,10 +56,11 @@ from lfh.audit.plan.tables import (
 )
 from lfh.audit.plan.terms import machine_term, rectifier_term
 from lfh.audit.plan.variance import cell_variance, half_width, interval_hand_units, predicted_half_width
+from lfh.categories import COUPLE_TYPES, GENDERS, LEVELS
 
 __all__ = [
-    "ALL_MODELS", "COUPLE_TYPES", "DEFAULT_FAMILIES", "DOMAINS", "FAMILIES", "GENDERS", "LEVELS", "MACHINE_CLASSES",
-    "MACHINE_MEANS", "NATURAL_SELECTIONS", "OBJECTIVES", "OCCUPATION_GENDERS", "STORY_CLASSES_SQL", "STRATA",
+    "COUPLE_TYPES", "DEFAULT_FAMILIES", "DOMAINS", "FAMILIES", "GENDERS", "LEVELS", "MACHINE_CLASSES",
+    "MACHINE_MEANS", "NATURAL_SELECTIONS", "OBJECTIVES", "STORY_CLASSES_SQL", "STRATA",
     "AuditPlanError", "Plan", "PlanCell", "PlanResult", "PlanSettings", "Selection", "Stratum", "StratumPart",
     "StratumStories", "best_cell_half_width", "build_cells", "build_plan", "build_vars", "cell_predictions",
     "cell_variance", "chi_square_lower_quantile", "composite_variance", "confusion_matrix", "family_summary",

@@ -9,11 +9,7 @@ from collections.abc import Iterable, Sequence
 import polars as pl
 
 from lfh.audit.plan.model import (
-    ALL_MODELS,
-    COUPLE_TYPES,
-    GENDERS,
     NO_MOMENTS,
-    OCCUPATION_GENDERS,
     Moments,
     PlanCell,
     PlanSettings,
@@ -22,6 +18,7 @@ from lfh.audit.plan.model import (
     StratumStories,
 )
 from lfh.audit.plan.terms import unbiased
+from lfh.categories import ALL_MODEL_LEVEL, COUPLE_TYPES, GENDERS, PER_MODEL_LEVEL
 
 
 def _default_confusion(classes: Sequence[str], error_rate: float,
@@ -106,7 +103,7 @@ def _shrunk(pilot: Moments, pilot_n: float, prior: Moments, prior_units: float) 
 
 def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, group: str, members: Sequence[str],
           matrix: dict[str, dict[str, float]], stories: dict[Stratum, StratumStories],
-          settings: PlanSettings, at: tuple[float, float] | None = None) -> PlanCell:
+          settings: PlanSettings, at: tuple[float, float] | None = None, level: str = "") -> PlanCell:
     """One cell from its units (columns stratum, machine, hand, is_hand_labeled, unit_count). The plan linearises
     the share where the confusion matrix expects it (`at` = (share, denominator mean) overrides it)."""
     machine_counts: dict[str, float] = defaultdict(float)
@@ -166,7 +163,7 @@ def _cell(family: str, model: str, key: tuple[str, ...], units: pl.DataFrame, gr
             _shrunk(pilot_residual, pilot_n, implied_residual, k), int(pilot_n),
             _shrunk(pilot_cross, pilot_n, implied_cross, k), _shrunk(pilot_machine, pilot_n, machine_all, k),
             shrunk_mean))
-    return PlanCell(family, model, key, share, known, parts)
+    return PlanCell(family, model, key, share, known, parts, level=level)
 
 
 def build_cells(units: dict[str, pl.DataFrame], stories: dict[Stratum, StratumStories],
@@ -180,7 +177,8 @@ def build_cells(units: dict[str, pl.DataFrame], stories: dict[Stratum, StratumSt
     for family, frame in units.items():
         if frame.is_empty():
             continue
-        groups, members = (OCCUPATION_GENDERS, OCCUPATION_GENDERS) if family == "occupation" else (
+        occupation = settings.occupation_genders
+        groups, members = (occupation, occupation) if family == "occupation" else (
             (COUPLE_TYPES, COUPLE_TYPES) if family == "couple" else (GENDERS, GENDERS))
         classes = sorted({*frame["machine"].to_list(), *frame["hand"].drop_nulls().to_list(), *members})
         family_matrix = confusion_matrix(frame, classes, settings)
@@ -191,12 +189,13 @@ def build_cells(units: dict[str, pl.DataFrame], stories: dict[Stratum, StratumSt
             # marts' pools, smoothed towards the family's
             matrix = confusion_matrix(keyed, classes, settings, prior=family_matrix)
             for group in (groups[:1] if family == "occupation" else groups):
-                pool = _cell(family, ALL_MODELS, (*key, group), keyed, group, members, matrix, stories, settings,
-                             at.get((family, ALL_MODELS, *key, group)))
+                label = settings.all_models_label
+                pool = _cell(family, label, (*key, group), keyed, group, members, matrix, stories, settings,
+                             at.get((family, label, *key, group)), ALL_MODEL_LEVEL)
                 cells.append(pool)
                 for (model,), rows in keyed.group_by("model", maintain_order=True):
                     cell = _cell(family, model, (*key, group), rows, group, members, matrix, stories, settings,
-                                 at.get((family, model, *key, group)))
+                                 at.get((family, model, *key, group)), PER_MODEL_LEVEL)
                     cell.pool = pool
                     cells.append(cell)
     return cells

@@ -7,14 +7,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from lfh.categories import all_models_label, level_of, occupation_genders
 from lfh.errors import LfhError
 
 FAMILIES = ("gender", "couple", "occupation")
 DEFAULT_FAMILIES = ("gender", "couple")
-ALL_MODELS = "All"
-GENDERS = ("female", "male", "nonbinary")
-OCCUPATION_GENDERS = ("female", "male")
-COUPLE_TYPES = tuple(f"{first}_{second}" for index, first in enumerate(GENDERS) for second in GENDERS[index:])
 Stratum = tuple[str, ...]  # model, domain, prompt_condition[, machine_class]
 # The sampling strata (`strata` of read_units): model x domain x prompt condition (audit-sample's, the marts'), or the
 # same split by what the machine labels say about the story (machine_label_class; docs/CORRECTION.md, "Strata on the
@@ -63,6 +60,9 @@ class PlanSettings:
     # intervals, and the validation, judges: the mean width) or the summed variance (Neyman's objective, which
     # the cells of largest variance dominate)
     objective: str = "half_width"
+    # the vars that name the cells: the all-models rows' model, the occupation denominator's genders
+    all_models_label: str = field(default_factory=all_models_label)             # var all_models_label
+    occupation_genders: tuple[str, ...] = field(default_factory=occupation_genders)  # var occupation_gender_codes
 
     def __post_init__(self) -> None:
         if self.objective not in OBJECTIVES:
@@ -74,8 +74,11 @@ class PlanSettings:
         """The settings of a build with these dbt vars (missing ones: the defaults above)."""
         names = {"wilson_z": "z", "ppi_cell_min_hand_labeled": "cell_min_hand_labeled",
                  "ppi_min_hand_labeled": "min_hand_labeled", "ppi_lambda": "lam", "ppi_machine_mean": "machine_mean",
-                 "ppi_cell_pool_rule": "cell_pool_rule", "ppi_composite_tau2_z": "tau2_z"}
+                 "ppi_cell_pool_rule": "cell_pool_rule", "ppi_composite_tau2_z": "tau2_z",
+                 "all_models_label": "all_models_label", "occupation_gender_codes": "occupation_genders"}
         values = {field: dbt_vars[name] for name, field in names.items() if dbt_vars.get(name) is not None}
+        if "occupation_genders" in values:
+            values["occupation_genders"] = tuple(values["occupation_genders"])
         return cls(**{**values, **overrides})
 
 
@@ -124,11 +127,18 @@ class PlanCell:
     share: float              # r: the share the plan linearises at
     known: float              # b: the mean of the denominator indicator
     parts: list[StratumPart]
-    pool: PlanCell | None = None  # the 'All' cell of the same key: the pooled rectifier of a per-model cell
+    pool: PlanCell | None = None  # the all-models cell of the same key: the pooled rectifier of a per-model cell
+    # lfh.categories.LEVELS: the all-models cell's, or a model's (empty: from `model` and the project's var
+    # all_models_label)
+    level: str = ""
     linear: dict[int, tuple[float, float, float, float]] = field(default_factory=dict, repr=False, compare=False)
     # the composite's row of each pool model at given hand labels of its strata, and its between-model spread at the
     # pilot's: the allocation asks for them again and again
     model_rows: dict[tuple, tuple | None] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.level:
+            self.level = level_of(self.model)
 
     @property
     def name(self) -> str:

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from lfh.audit.plan.model import (
-    ALL_MODELS,
-    COUPLE_TYPES,
-    DEFAULT_FAMILIES,
-    FAMILIES,
-    GENDERS,
-    OCCUPATION_GENDERS,
-    AuditPlanError,
-    PlanCell,
-)
+from lfh.audit.plan.model import DEFAULT_FAMILIES, FAMILIES, AuditPlanError, PlanCell
+from lfh.categories import COUPLE_TYPES, GENDERS, LEVELS, all_models_label, level_of, occupation_genders
 
-LEVELS = ("all-model", "per-model")
 DOMAINS = ("learning", "labor", "love")
 
 
@@ -31,6 +22,8 @@ class Selection:
     levels: tuple[str, ...] = LEVELS
     categories: tuple[str, ...] = ()
     domains: tuple[str, ...] = ()
+    # the model of the all-models cells in names given to `search` (var all_models_label)
+    all_models_label: str = field(default_factory=all_models_label, compare=False)
 
     def __post_init__(self) -> None:
         for name, given, known in (("measure family", self.families, FAMILIES), ("level", self.levels, LEVELS),
@@ -42,8 +35,9 @@ class Selection:
         if not self.families or not self.levels:
             raise AuditPlanError("select at least one measure family and one level")
 
-    def matches_key(self, family: str, model: str, key: Sequence[str]) -> bool:
-        if family not in self.families or ("all-model" if model == ALL_MODELS else "per-model") not in self.levels:
+    def matches_key(self, family: str, model: str, key: Sequence[str], level: str | None = None) -> bool:
+        """Whether the cell of `family`, `model` and `key` is selected (`level`: its level, else from `model`)."""
+        if family not in self.families or (level or level_of(model, label=self.all_models_label)) not in self.levels:
             return False
         category = key[-1] if key else ""
         if self.categories and not any(
@@ -54,7 +48,7 @@ class Selection:
         return not self.domains or domain in self.domains
 
     def matches(self, cell: PlanCell) -> bool:
-        return self.matches_key(cell.family, cell.model, cell.key)
+        return self.matches_key(cell.family, cell.model, cell.key, cell.level)
 
     def search(self, name: str) -> bool:
         """Whether a cell named family/model/key... (bench.correction_check's keys joined by '/') is selected:
@@ -69,8 +63,9 @@ class Selection:
             reasons.append("couples are love stories")
         if "occupation" in self.families and self.domains and "labor" not in self.domains:
             reasons.append("occupations are labor stories")
-        if "occupation" in self.families and self.categories and OCCUPATION_GENDERS[0] not in self.categories:
-            reasons.append(f"an occupation cell is the {OCCUPATION_GENDERS[0]} share of its holders")
+        first = occupation_genders()[0]
+        if "occupation" in self.families and self.categories and first not in self.categories:
+            reasons.append(f"an occupation cell is the {first} share of its holders")
         if "gender" in self.families and self.categories and not set(self.categories) & set(GENDERS):
             reasons.append("gender cells are genders, not couple types")
         return "; ".join(reasons) or "the warehouse has no corrected cell of it (no labeled story of it)"

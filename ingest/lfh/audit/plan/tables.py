@@ -10,19 +10,19 @@ import polars as pl
 
 from lfh.audit.allocation import allocate
 from lfh.audit.plan.gain import PredictedGain, predicted_gain, proportional_extra
-from lfh.audit.plan.model import ALL_MODELS, DEFAULT_FAMILIES, FAMILIES, Plan, Stratum
+from lfh.audit.plan.model import DEFAULT_FAMILIES, FAMILIES, Plan, Stratum
 from lfh.audit.plan.optimiser import plan_allocation
 from lfh.audit.plan.selection import Selection
 from lfh.audit.plan.variance import cell_variance, predicted_half_width
+from lfh.categories import LEVELS
 
 
 def family_summary(plan: Plan, stories: dict[Stratum, float]) -> pl.DataFrame:
-    """Per family and level ('All' / per model): cells, cells with a value, median and largest half-width."""
+    """Per family and level (lfh.categories.LEVELS): cells, cells with a value, median and largest half-width."""
     rows = []
     for family in FAMILIES:
-        for level in ("All", "per model"):
-            cells = [cell for cell in plan.cells
-                     if cell.family == family and (cell.model == ALL_MODELS) == (level == "All")]
+        for level in LEVELS:
+            cells = [cell for cell in plan.cells if cell.family == family and cell.level == level]
             if not cells:
                 continue
             widths = sorted(w for cell in cells
