@@ -300,6 +300,8 @@ def test_predicted_gain_and_its_error_by_hand() -> None:
     assert gain.gain == pytest.approx(0.0) and gain.cells == 1
     assert gain.error == pytest.approx(math.sqrt(2) / math.sqrt(2 * 19))
     assert not gain.worthwhile and "prediction error" in gain.describe()
+    nothing = predicted_gain(plan, {}, Selection(("gender",)), min_per_stratum=3)  # no story to allocate
+    assert nothing.gain is None and not nothing.worthwhile and "no story to allocate" in nothing.describe()
     # two strata, the selection's cell in one: 60 stories there against 30 + 30: half-widths sqrt(1/2) apart
     noisy = _cell("M1", ("M1", "learning", "baseline"), 0.25)
     other = PlanCell("gender", "M2", ("labor", "baseline", "female"), 0.5, 1.0,
@@ -319,11 +321,22 @@ def test_a_selection_of_no_cell_and_a_negative_minimum_are_refused(tmp_path: Pat
     db_path = tmp_path / "lfh.duckdb"
     _warehouse(db_path)
     env = {"LFH_DB": str(db_path)}
+    # a selection that can name no cell anywhere: refused before the warehouse is read, whatever the allocation
     result = CliRunner().invoke(main, ["audit-plan", "--budget", "20", "--measure", "couple", "--domain", "labor"],
                                 env=env)
-    assert result.exit_code == 1 and "names no corrected cell: couples are love stories" in result.output
+    assert result.exit_code == 2 and "names no corrected cell: couples are love stories" in result.output
+    for allocation in ("optimal", "proportional"):
+        result = CliRunner().invoke(main, ["audit-sample", "--n", "20", "--out", str(tmp_path / "a.xlsx"),
+                                           "--allocate", allocation, "--measure", "couple", "--domain", "labor"],
+                                    env=env)
+        assert result.exit_code == 2 and "names no corrected cell" in result.output
+    with pytest.raises(AuditPlanError, match="occupation cell is the female share"):
+        Selection(("occupation",), categories=("male",))
+    # one that could, but names none in this warehouse (it has no couple): refused when the plan reads it
+    result = CliRunner().invoke(main, ["audit-plan", "--budget", "20", "--measure", "couple"], env=env)
+    assert result.exit_code == 1 and "names no corrected cell: the warehouse has no corrected cell" in result.output
     result = CliRunner().invoke(main, ["audit-sample", "--n", "20", "--out", str(tmp_path / "a.xlsx"), "--allocate",
-                                       "optimal", "--measure", "couple", "--domain", "labor"], env=env)
+                                       "optimal", "--measure", "couple"], env=env)
     assert result.exit_code == 1 and "names no corrected cell" in result.output
     assert not (tmp_path / "a.xlsx").exists()
     for command in (["audit-plan", "--budget", "20"], ["audit-sample", "--n", "20", "--out", str(tmp_path / "b.xlsx")]):

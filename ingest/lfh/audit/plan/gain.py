@@ -31,6 +31,7 @@ class PredictedGain:
     gain: float | None          # 1 - optimal / proportional
     error: float | None         # the gain's prediction error (the module's docstring)
     cells: int                  # the selected cells with a value under both
+    added: int = 0              # the stories allocated
 
     @property
     def worthwhile(self) -> bool:
@@ -38,6 +39,8 @@ class PredictedGain:
         return self.gain is not None and self.error is not None and self.gain > self.error
 
     def describe(self) -> str:
+        if not self.added:
+            return "no story to allocate (no labeled story lacks a hand label)"
         if self.gain is None or self.error is None:
             return "no selected cell has a predicted half-width under both allocations"
         return (f"predicted mean half-width {self.optimal:.3f} against {self.proportional:.3f} proportional, "
@@ -68,14 +71,18 @@ def predicted_gain(plan: Plan, extra: dict[Stratum, int], selection: Selection, 
                    candidates: dict[Stratum, int] | None = None) -> PredictedGain:
     """The predicted gain of the allocation `extra` (more stories per stratum) over the proportional one of as many
     stories, for the cells of `selection`, with its prediction error (the module's docstring)."""
-    proportional = proportional_extra(plan, sum(extra.values()), min_per_stratum, candidates)
+    added = sum(extra.values())
+    if not added:
+        return PredictedGain(None, None, None, None, 0, 0)
+    proportional = proportional_extra(plan, added, min_per_stratum, candidates)
     cells = [cell for cell in plan.cells if selection.matches(cell)]
     chosen, even = _widths(plan, cells, extra), _widths(plan, cells, proportional)
     both = [(a, p) for a, p in zip(chosen, even, strict=True) if a is not None and p is not None]
     if not both:
-        return PredictedGain(None, None, None, None, 0)
+        return PredictedGain(None, None, None, None, 0, added)
     optimal = sum(a[0] for a, _ in both) / len(both)
     even_width = sum(p[0] for _, p in both) / len(both)
     cv_optimal = sum(a[0] * a[1] for a, _ in both) / len(both) / optimal
     cv_even = sum(p[0] * p[1] for _, p in both) / len(both) / even_width
-    return PredictedGain(optimal, even_width, 1 - optimal / even_width, math.hypot(cv_optimal, cv_even), len(both))
+    return PredictedGain(optimal, even_width, 1 - optimal / even_width, math.hypot(cv_optimal, cv_even), len(both),
+                         added)

@@ -34,6 +34,9 @@ class Selection:
                 raise AuditPlanError(f"unknown {name} {', '.join(unknown)}: choose from {', '.join(known)}")
         if not self.families or not self.levels:
             raise AuditPlanError("select at least one measure family and one level")
+        if all(self.excluded(family) for family in self.families):
+            raise AuditPlanError(f"the selection ({self.label()}) names no corrected cell: {self.why_empty()}; "
+                                 "widen --measure, --level, --category or --domain")
 
     def matches_key(self, family: str, model: str, key: Sequence[str], level: str | None = None) -> bool:
         """Whether the cell of `family`, `model` and `key` is selected (`level`: its level, else from `model`)."""
@@ -56,18 +59,22 @@ class Selection:
         family, model, *key = name.split("/")
         return self.matches_key(family, model, key)
 
+    def excluded(self, family: str) -> str | None:
+        """Why none of `family`'s cells can match this selection, whatever the warehouse holds (None: some can)."""
+        if family == "couple" and self.domains and "love" not in self.domains:
+            return "couples are love stories"
+        if family == "occupation" and self.domains and "labor" not in self.domains:
+            return "occupations are labor stories"
+        first = occupation_genders()[0]
+        if family == "occupation" and self.categories and first not in self.categories:
+            return f"an occupation cell is the {first} share of its holders"
+        if family == "gender" and self.categories and not set(self.categories) & set(GENDERS):
+            return "gender cells are genders, not couple types"
+        return None
+
     def why_empty(self) -> str:
         """Why this selection may name no corrected cell: the families' domains and categories it excludes."""
-        reasons = []
-        if "couple" in self.families and self.domains and "love" not in self.domains:
-            reasons.append("couples are love stories")
-        if "occupation" in self.families and self.domains and "labor" not in self.domains:
-            reasons.append("occupations are labor stories")
-        first = occupation_genders()[0]
-        if "occupation" in self.families and self.categories and first not in self.categories:
-            reasons.append(f"an occupation cell is the {first} share of its holders")
-        if "gender" in self.families and self.categories and not set(self.categories) & set(GENDERS):
-            reasons.append("gender cells are genders, not couple types")
+        reasons = [reason for family in self.families if (reason := self.excluded(family))]
         return "; ".join(reasons) or "the warehouse has no corrected cell of it (no labeled story of it)"
 
     def label(self) -> str:
