@@ -63,7 +63,9 @@ def compile_in_one_process(folder: Path, jobs: Iterable[tuple[dict, list[str] | 
     request = folder / "compile_request.json"
     request.write_text(json.dumps({"jobs": list(jobs), "folder": str(folder)}), encoding="utf-8")
     environment = {**os.environ, "LFH_DB": str(folder / "empty.duckdb"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-                   "DBT_LOG_PATH": str(folder / "logs")}
+                   "DBT_LOG_PATH": str(folder / "logs"),
+                   # the worker imports bench.correction_check, as the tests do (pytest's pythonpath: the root)
+                   "PYTHONPATH": os.pathsep.join(filter(None, (str(project_root()), os.environ.get("PYTHONPATH"))))}
     done = subprocess.run([sys.executable, __file__, str(request)], capture_output=True, text=True, timeout=900,
                           env=environment, cwd=project_root(), check=False)
     if done.returncode != 0:
