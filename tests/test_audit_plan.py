@@ -272,7 +272,7 @@ def test_optimal_audit_sample(tmp_path: Path) -> None:
     # every gender cell (labor's too): the optimal allocation's gain (under 4%) is within its prediction error, so
     # the draw is the proportional one, and says so
     broad = draw_audit_sample(db_path, 60, seed=4, allocation="optimal", families=("gender",))
-    assert broad.allocation == "proportional" and "within its prediction error" in broad.note
+    assert broad.allocation == "proportional" and "not beyond its prediction error" in broad.note
     assert broad.stories.equals(draw_audit_sample(db_path, 60, seed=4).stories)
     no_pilot = tmp_path / "none.duckdb"
     _warehouse(no_pilot, hand_labels=False)
@@ -315,6 +315,12 @@ def test_predicted_gain_and_its_error_by_hand() -> None:
     assert gain.gain == pytest.approx(1 - at_60 / at_30)
     assert gain.error == pytest.approx(math.hypot(1 / math.sqrt(2 * 59), 1 / math.sqrt(2 * 29)))
     assert gain.worthwhile
+    # 5 stories where the selected cell needs them give it a value (5 hand-labeled units, the minimum here), the
+    # proportional 3 + 2 do not: worth it, though no width compares
+    extra = {("M1", "learning", "baseline"): 5, ("M2", "labor", "baseline"): 0}
+    gain = predicted_gain(plan, extra, learning, min_per_stratum=0)
+    assert gain.valued == (1, 0) and gain.gain is None and gain.worthwhile
+    assert "corrected values in 1 selected cells against 0 proportional" in gain.describe()
 
 
 def test_a_selection_of_no_cell_and_a_negative_minimum_are_refused(tmp_path: Path) -> None:

@@ -153,7 +153,8 @@ def _optimal_allocation(db_path: Path, sizes: dict[tuple, int], n: int, min_per_
         raise AuditSampleError(str(exc)) from exc
     if not gain.worthwhile:
         return (allocate(sizes, n, min_per_stratum), "proportional",
-                f"the optimal allocation's {gain.describe()}: within its prediction error, so drew proportionally")
+                f"optimal against proportional: {gain.describe()}; not beyond its prediction error, so drew "
+                "proportionally")
     return {key: extra.get(key, 0) for key in sizes}, "optimal", None
 
 

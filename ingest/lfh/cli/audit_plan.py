@@ -87,8 +87,8 @@ def audit_plan(target: float | None, budget: int | None, measures: tuple[str, ..
                f"{'' if result.pilot_units else ': the labeler is assumed wrong ' + format(assumed_error_rate, '.0%')}"
                ").")
     gain = result.gain
-    verdict = ("" if gain.gain is None or gain.worthwhile else
-               ": within its prediction error, so `lfh audit-sample --allocate optimal` draws proportionally")
+    verdict = ("" if not gain.added or gain.worthwhile else
+               ": not beyond its prediction error, so `lfh audit-sample --allocate optimal` draws proportionally")
     click.echo(f"Against a proportional allocation of as many stories: {gain.describe()}{verdict}.")
     click.echo("")
     click.echo(f"{'model':<14}{'domain':<10}{'condition':<15}{'stories':>8}{'labeled':>9}{'add':>6}"

@@ -9,7 +9,8 @@ labels, so the plan takes their errors as moving together (the mean of the cells
 sqrt(cells)): W has a relative error cv = mean_c(w_c / sqrt(2 (m_c - 1))) / W, and the gain, from two independent
 draws, an error of sqrt(cv_a^2 + cv_p^2) (1 - gain ~ W_a / W_p). A predicted gain within that error is one the
 realised intervals cannot be expected to show: `lfh audit-sample --allocate optimal` then draws proportionally
-(docs/CORRECTION.md, "lfh audit-plan").
+(docs/CORRECTION.md, "lfh audit-plan"), unless the allocation gives more of the selected cells a corrected value
+at all (a gain the widths of the cells valued under both do not show).
 """
 
 from __future__ import annotations
@@ -32,18 +33,23 @@ class PredictedGain:
     error: float | None         # the gain's prediction error (the module's docstring)
     cells: int                  # the selected cells with a value under both
     added: int = 0              # the stories allocated
+    valued: tuple[int, int] = (0, 0)  # the selected cells with a value under the allocation, under proportional
 
     @property
     def worthwhile(self) -> bool:
-        """Whether the allocation's predicted gain exceeds its prediction error."""
+        """Whether the allocation gives more selected cells a value, or its predicted gain exceeds its error."""
+        if self.valued[0] != self.valued[1]:
+            return self.valued[0] > self.valued[1]
         return self.gain is not None and self.error is not None and self.gain > self.error
 
     def describe(self) -> str:
         if not self.added:
             return "no story to allocate (no labeled story lacks a hand label)"
+        values = ("" if self.valued[0] == self.valued[1] else
+                  f"corrected values in {self.valued[0]} selected cells against {self.valued[1]} proportional; ")
         if self.gain is None or self.error is None:
-            return "no selected cell has a predicted half-width under both allocations"
-        return (f"predicted mean half-width {self.optimal:.3f} against {self.proportional:.3f} proportional, "
+            return values + "no selected cell has a predicted half-width under both allocations"
+        return (f"{values}predicted mean half-width {self.optimal:.3f} against {self.proportional:.3f} proportional, "
                 f"{self.gain:+.1%} narrower (prediction error {self.error:.1%})")
 
 
@@ -78,11 +84,12 @@ def predicted_gain(plan: Plan, extra: dict[Stratum, int], selection: Selection, 
     cells = [cell for cell in plan.cells if selection.matches(cell)]
     chosen, even = _widths(plan, cells, extra), _widths(plan, cells, proportional)
     both = [(a, p) for a, p in zip(chosen, even, strict=True) if a is not None and p is not None]
+    valued = (sum(a is not None for a in chosen), sum(p is not None for p in even))
     if not both:
-        return PredictedGain(None, None, None, None, 0, added)
+        return PredictedGain(None, None, None, None, 0, added, valued)
     optimal = sum(a[0] for a, _ in both) / len(both)
     even_width = sum(p[0] for _, p in both) / len(both)
     cv_optimal = sum(a[0] * a[1] for a, _ in both) / len(both) / optimal
     cv_even = sum(p[0] * p[1] for _, p in both) / len(both) / even_width
     return PredictedGain(optimal, even_width, 1 - optimal / even_width, math.hypot(cv_optimal, cv_even), len(both),
-                         added)
+                         added, valued)
