@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 GENDERS = ("female", "male", "nonbinary")
@@ -23,12 +24,18 @@ PER_MODEL_LEVEL = "per-model"
 LEVELS = (ALL_MODEL_LEVEL, PER_MODEL_LEVEL)
 
 
+@lru_cache(maxsize=1)
+def _project_vars() -> dict[str, Any]:
+    """The project's vars (dbt_project.yml), read once per process."""
+    from lfh.build.vars import project_var_defaults
+
+    return project_var_defaults()
+
+
 def _var(name: str, dbt_vars: dict[str, Any] | None) -> Any:
     if dbt_vars is not None and dbt_vars.get(name) is not None:
         return dbt_vars[name]
-    from lfh.build.vars import project_var_defaults
-
-    return project_var_defaults()[name]
+    return _project_vars()[name]
 
 
 def all_models_label(dbt_vars: dict[str, Any] | None = None) -> str:
