@@ -12,6 +12,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 from conftest import SHARED_DATA
+from fixtures_shared_audit import models_reading
 
 from lfh.build.dbt import run_dbt
 from lfh.cli import main
@@ -38,10 +39,12 @@ def default_warehouse(real_lexicon: Path, tmp_path_factory: pytest.TempPathFacto
 
 @pytest.fixture(scope="module")
 def study_warehouse(default_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same landed audit rebuilt with race_name_source=first_name (full refresh: the var changes old rows)."""
+    """The same landed audit rebuilt with race_name_source=first_name: the models that read the var and what lies
+    between them and the marts (full refresh: the var changes old rows); the rest is the same at either value."""
     warehouse = tmp_path_factory.mktemp("race_names_study") / "lfh.duckdb"
     shutil.copyfile(default_warehouse, warehouse)
-    run_dbt(["build", "--select", *MARTS, "--full-refresh"], db_path=warehouse,
+    selection = [f"{model}+,{mart}" for model in models_reading(["race_name_source"]) for mart in MARTS]
+    run_dbt(["build", "--select", *selection, "--full-refresh"], db_path=warehouse,
             dbt_vars={"race_name_source": "first_name"}, capture=True)
     return warehouse
 
