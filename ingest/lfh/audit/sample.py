@@ -4,7 +4,8 @@ hand label yet, written as a workbook in the study's audit layout (lfh.landing.a
 Strata are model x domain x prompt condition. Allocation is proportional to stratum size (largest remainders),
 with at least `min_per_stratum` stories per stratum (all of a smaller one); or `optimal`: from the hand labels
 already in the warehouse (lfh.audit.plan: the summed predicted half-width of the chosen corrected shares is
-minimised; proportional when there is no hand label yet). Within a stratum the stories with the
+minimised; proportional when there is no hand label yet, or where the plan's predicted gain over proportional is
+not beyond its prediction error, lfh.audit.plan.gain). Within a stratum the stories with the
 smallest sha256(seed, story_id) are drawn, so a draw depends only on the seed and the set of candidate stories,
 not on row order, and a larger n extends a smaller one's draw within each stratum.
 """
