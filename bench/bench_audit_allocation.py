@@ -4,7 +4,7 @@ affords: audit_dev.xlsx ingested and built once (gender rule `study`, the biased
 on); then for each of PILOTS random proportional pilots of PILOT stories, EXTRA more stories allocated by
 `lfh audit-sample --allocate optimal` for each selection (planned from the pilot only) and by the proportional
 allocation, each drawn DRAWS times, and the correction models run on pilot + draw
-(lfh.build.correction_check.compare_selections). Prints, per selection, the mean interval width of each allocation
+(bench.correction_check.compare_selections). Prints, per selection, the mean interval width of each allocation
 over the selected cells, the realised and the planned gain, the plan's ceiling (every selected cell at the least
 half-width the budget could give it alone), the coverage of the whole-audit hand-label share (all-model, per-model)
 and the plan's predicted against realised half-width.
@@ -25,6 +25,16 @@ from pathlib import Path
 
 import duckdb
 
+from bench.correction_check import (
+    allocation_pilots,
+    allocation_summary,
+    build_dev_audit,
+    compare_machine_label_strata,
+    compare_selections,
+    compare_selections_without_ceilings,
+    compiled_correction_sql,
+    compiled_machine_class_sql,
+)
 from lfh.audit.allocation import allocate
 from lfh.audit.plan import (
     NATURAL_SELECTIONS,
@@ -38,16 +48,6 @@ from lfh.audit.plan import (
     predicted_half_width,
     read_units,
     stratum_floors,
-)
-from lfh.build.correction_check import (
-    allocation_pilots,
-    allocation_summary,
-    build_dev_audit,
-    compare_machine_label_strata,
-    compare_selections,
-    compare_selections_without_ceilings,
-    compiled_correction_sql,
-    compiled_machine_class_sql,
 )
 from lfh.build.vars import parse_var_text, project_var_defaults
 from lfh.paths import project_root

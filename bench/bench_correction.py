@@ -1,6 +1,6 @@
 """The hand-label correction's coverage on the study's development audit with more splits than the test affords
 (tests/test_correction_validation.py runs 100): audit_dev.xlsx ingested and built once, then SPLITS story-level
-splits with LABELED_FRACTION of the stories keeping their hand labels (lfh.build.correction_check). Prints coverage of
+splits with LABELED_FRACTION of the stories keeping their hand labels (bench.correction_check). Prints coverage of
 the corrected and uncorrected 95% intervals per group of cells, and the seconds per split.
 
 Run: .venv/bin/python -m bench.bench_correction [--splits 1000] [--labeled-fraction 0.3] [--workdir DIR] [--reuse]
@@ -8,7 +8,7 @@ Run: .venv/bin/python -m bench.bench_correction [--splits 1000] [--labeled-fract
 --cell-pool-rule sets var ppi_cell_pool_rule for the scored SQL only (the warehouse does not depend on it), so the
 same --workdir --reuse gives both columns of the switch / composite table (bench/results/correction.md).
 --queries scores the compiled correction SQL saved in FILE (JSON {"gender": sql, "couple": sql}, as
-lfh.build.correction_check.compiled_correction_sql returns it) instead of compiling this checkout's: the same
+bench.correction_check.compiled_correction_sql returns it) instead of compiling this checkout's: the same
 splits scored with an earlier version's SQL compare two versions on the same splits.
 --plain-interval scores the plain interval instead (bench/results/correction.md, "Net widths"): this
 checkout's SQL compiled from a scratch copy of the project whose boundary construction is switched off (the plain
@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from lfh.build.correction_check import CORRECTION_MODELS, category_table, report_lines, run_splits
+from bench.correction_check import CORRECTION_MODELS, category_table, report_lines, run_splits
 from lfh.build.dbt import run_dbt
 from lfh.paths import project_root
 

@@ -23,6 +23,7 @@ from lfh.paths import project_root
 
 pytest_plugins = ["pytester"]  # tests/test_tiers.py runs the tier check on a pytest run of its own
 pytest_plugins += ["fixtures_shared_audit"]  # the shared audit builds and compiled correction SQL
+pytest_plugins += ["fixtures_lexicon"]  # the real name tables, fetched and built once per run
 
 SHARED_DATA = project_root().parent / "shared" / "data" / "laissez-faire"
 

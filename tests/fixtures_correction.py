@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import build_once, reuse_parse
 
-from lfh.build.correction_check import CHECK_SELECTION, compiled_correction_sql
+from bench.correction_check import CHECK_SELECTION, compiled_correction_sql
 from lfh.build.dbt import run_dbt
 
 QUERIES_FILE = "correction_queries.json"

@@ -1,7 +1,7 @@
 """Shared builds for the correction and audit tests, once per test run for every xdist worker (tests/conftest.py's
 build_once); registered as a plugin by tests/conftest.py's `pytest_plugins`.
 
-- `correction_sql(vars)`: the compiled SQL of the two correction models (what lfh.build.correction_check's
+- `correction_sql(vars)`: the compiled SQL of the two correction models (what bench.correction_check's
   compiled_correction_sql returns) for any of the var sets in CORRECTION_VAR_SETS. A dbt compile is mostly the
   parse of the project (about 9 s of CPU here), and dbt parses again whenever --vars change; so every var set is
   compiled in ONE dbt process that parses once (dbt's Python API, dbtRunner with the parsed manifest) and then
@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from conftest import build_once
 
-from lfh.build.correction_check import CORRECTION_MODELS, CorrectionCheckError
+from bench.correction_check import CORRECTION_MODELS, CorrectionCheckError
 from lfh.paths import project_root
 
 # Every var set a test compiles the correction models with (tests/test_ppi_*.py). Another test that needs another
@@ -63,7 +63,9 @@ def compile_in_one_process(folder: Path, jobs: Iterable[tuple[dict, list[str] | 
     request = folder / "compile_request.json"
     request.write_text(json.dumps({"jobs": list(jobs), "folder": str(folder)}), encoding="utf-8")
     environment = {**os.environ, "LFH_DB": str(folder / "empty.duckdb"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-                   "DBT_LOG_PATH": str(folder / "logs")}
+                   "DBT_LOG_PATH": str(folder / "logs"),
+                   # the worker imports bench.correction_check, as the tests do (pytest's pythonpath: the root)
+                   "PYTHONPATH": os.pathsep.join(filter(None, (str(project_root()), os.environ.get("PYTHONPATH"))))}
     done = subprocess.run([sys.executable, __file__, str(request)], capture_output=True, text=True, timeout=900,
                           env=environment, cwd=project_root(), check=False)
     if done.returncode != 0:

@@ -5,7 +5,7 @@ the rule's models rebuilt, and one compile; tests/test_correction_validation.py 
 in-process on a copy of that warehouse. A proportional pilot of PILOT stories keeps its hand labels; EXTRA more
 stories are drawn by the optimal allocation for each selection of FLOORS (planned from the pilot alone) and by the
 proportional one, DRAWS times each, and the correction models' compiled SQL runs on pilot + draw
-(lfh.build.correction_check). Most of its CPU is the planner itself (lfh.audit.plan.plan_allocation's greedy and
+(bench.correction_check). Most of its CPU is the planner itself (lfh.audit.plan.plan_allocation's greedy and
 exchange steps over the strata), not dbt.
 
 What it asserts: the corrected intervals still cover the whole-audit hand-label share on all-model and per-model
@@ -26,8 +26,8 @@ import pytest
 from fixtures_correction import BIASED_RULE, biased_rule_audit, correction_queries  # noqa: F401 (fixtures, by name)
 from fixtures_shared_audit import copy_warehouse
 
+from bench.correction_check import allocation_summary, compare_selections_without_ceilings
 from lfh.audit.plan import NATURAL_SELECTIONS, PlanSettings
-from lfh.build.correction_check import allocation_summary, compare_selections_without_ceilings
 from lfh.build.vars import project_var_defaults
 
 pytestmark = pytest.mark.slow

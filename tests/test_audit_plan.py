@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -13,12 +16,13 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from lfh.audit.allocation import allocate
+from lfh.audit.allocation import AuditSampleError, allocate
 from lfh.audit.plan import (
     AuditPlanError,
     Plan,
     PlanCell,
     PlanSettings,
+    Selection,
     StratumPart,
     StratumStories,
     build_plan,
@@ -26,9 +30,11 @@ from lfh.audit.plan import (
     half_width,
     mask_units,
     plan_allocation,
+    read_plan,
     read_units,
     stratum_floors,
 )
+from lfh.audit.plan.gain import predicted_gain
 from lfh.audit.sample import LAYOUT, draw_audit_sample
 from lfh.cli import main
 
@@ -116,18 +122,22 @@ def test_target_stops_when_every_reachable_cell_is_there() -> None:
     assert labeled == 96 == min(n for n in range(2, 200) if 1.96 * math.sqrt(0.25 * (n - 1) / n / n) <= 0.1)
 
 
-def _warehouse(path: Path, hand_labels: bool = True) -> None:
+def _warehouse(path: Path, hand_labels: bool = True, labor: bool = False) -> None:
     """A hand-made warehouse with the relations the plan reads: 2 models x learning baseline, 40 stories each,
-    the subject only; 10 stories of M1 hand-labeled, where the labeler misses a third of the women."""
+    the subject only; 10 stories of M1 hand-labeled, where the labeler misses a third of the women. `labor`: as many
+    labor stories besides, where the 10 hand-labeled ones of M1 show the labeler right every time."""
     rows, characters = [], []
     for model in ("M1", "M2"):
-        for index in range(40):
-            story = f"{model}-{index}"
-            rows.append((story, model, "learning", "power_neutral", True))
-            hand = ("female" if index % 2 == 0 else "male") if hand_labels and model == "M1" and index < 10 else None
-            inferred = "unspecified" if hand == "female" and index % 3 == 0 else (hand or ("female", "male")[index % 2])
-            characters.append((story, "subject", model, "learning", "baseline", "P001", inferred, hand,
-                               hand is not None))
+        for domain in ("learning", "labor") if labor else ("learning",):
+            for index in range(40):
+                story = f"{model}-{index}" if domain == "learning" else f"{model}-{domain}-{index}"
+                rows.append((story, model, domain, "power_neutral", True))
+                hand = (("female" if index % 2 == 0 else "male") if hand_labels and model == "M1" and index < 10
+                        else None)
+                missed = hand == "female" and index % 3 == 0 and domain == "learning"
+                inferred = "unspecified" if missed else (hand or ("female", "male")[index % 2])
+                characters.append((story, "subject", model, domain, "baseline", "P001", inferred, hand,
+                                   hand is not None))
     with duckdb.connect(str(path)) as connection:
         for schema in ("marts", "intermediate", "reference"):
             connection.execute(f"create schema {schema}")
@@ -245,22 +255,138 @@ def test_report_section_from_the_plan(tmp_path: Path) -> None:
 
 
 def test_optimal_audit_sample(tmp_path: Path) -> None:
+    # M1's learning stories: the labeler misses a third of the women; its labor ones: always right. Serving the
+    # learning cells, 60 stories where the labeler errs narrow them 26% against a proportional draw, beyond the
+    # gain's prediction error (15%): the optimal allocation is drawn, the same twice
     db_path = tmp_path / "lfh.duckdb"
-    _warehouse(db_path)
-    first = draw_audit_sample(db_path, 30, seed=4, min_per_stratum=3, allocation="optimal", families=("gender",))
-    again = draw_audit_sample(db_path, 30, seed=4, min_per_stratum=3, allocation="optimal", families=("gender",))
-    assert first.allocation == "optimal" and first.stories.equals(again.stories)
-    assert first.stories.height == 30 and list(first.stories.columns) == list(LAYOUT)
+    _warehouse(db_path, labor=True)
+    learning = Selection(("gender",), domains=("learning",))
+    first = draw_audit_sample(db_path, 60, seed=4, min_per_stratum=3, allocation="optimal", selection=learning)
+    again = draw_audit_sample(db_path, 60, seed=4, min_per_stratum=3, allocation="optimal", selection=learning)
+    assert first.allocation == "optimal" and first.note is None and first.stories.equals(again.stories)
+    assert first.stories.height == 60 and list(first.stories.columns) == list(LAYOUT)
     assert not set(first.stories["Story ID"]) & {f"M1-{index}" for index in range(10)}  # hand-labeled: skipped
-    assert first.skipped_hand_labeled == 10
+    assert first.skipped_hand_labeled == 20
     assert (first.strata["drawn"] >= 3).all()
+    drawn = {tuple(row[:3]): row[4] for row in first.strata.iter_rows()}
+    assert drawn[("M1", "learning", "power_neutral")] > drawn[("M1", "labor", "power_neutral")]
+    # every gender cell (labor's too): the optimal allocation's gain (under 4%) is within its prediction error, so
+    # the draw is the proportional one, and says so
+    broad = draw_audit_sample(db_path, 60, seed=4, allocation="optimal", families=("gender",))
+    assert broad.allocation == "proportional" and "not beyond its prediction error" in broad.note
+    assert broad.stories.equals(draw_audit_sample(db_path, 60, seed=4).stories)
     no_pilot = tmp_path / "none.duckdb"
     _warehouse(no_pilot, hand_labels=False)
     proportional = draw_audit_sample(no_pilot, 30, seed=4, allocation="optimal")
-    assert proportional.allocation == "proportional"  # nothing says where the labeler errs yet
+    assert proportional.allocation == "proportional" and "no hand label" in proportional.note
     assert proportional.stories.equals(draw_audit_sample(no_pilot, 30, seed=4).stories)
     out = tmp_path / "sample.xlsx"
-    result = CliRunner().invoke(main, ["audit-sample", "--n", "30", "--out", str(out), "--allocate", "optimal"],
-                                env={"LFH_DB": str(db_path)})
+    result = CliRunner().invoke(main, ["audit-sample", "--n", "60", "--out", str(out), "--allocate", "optimal",
+                                       "--measure", "gender", "--domain", "learning"], env={"LFH_DB": str(db_path)})
     assert result.exit_code == 0, result.output
-    assert "30 stories" in result.output and "optimal allocation" in result.output and out.is_file()
+    assert "60 stories" in result.output and "optimal allocation" in result.output and out.is_file()
+    result = CliRunner().invoke(main, ["audit-sample", "--n", "60", "--out", str(tmp_path / "broad.xlsx"),
+                                       "--allocate", "optimal", "--measure", "gender"], env={"LFH_DB": str(db_path)})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == 2 and "drew proportionally" in lines[0] and "proportional allocation" in lines[1]
+
+
+def test_predicted_gain_and_its_error_by_hand() -> None:
+    # one cell in one stratum: any allocation of 20 more stories is the proportional one (gain 0); the cell's
+    # half-width rests on 20 hand-labeled units, relative error 1 / sqrt(2 x 19), the gain's sqrt(2) times that
+    cell = _cell("M1", ("M1", "learning", "baseline"), 0.25)
+    plan = _plan([cell])
+    gain = predicted_gain(plan, {("M1", "learning", "baseline"): 20}, Selection(("gender",)), min_per_stratum=3)
+    assert gain.gain == pytest.approx(0.0) and gain.cells == 1
+    assert gain.error == pytest.approx(math.sqrt(2) / math.sqrt(2 * 19))
+    assert not gain.worthwhile and "prediction error" in gain.describe()
+    nothing = predicted_gain(plan, {}, Selection(("gender",)), min_per_stratum=3)  # no story to allocate
+    assert nothing.gain is None and not nothing.worthwhile and "no story to allocate" in nothing.describe()
+    # two strata, the selection's cell in one: 60 stories there against 30 + 30: half-widths sqrt(1/2) apart
+    noisy = _cell("M1", ("M1", "learning", "baseline"), 0.25)
+    other = PlanCell("gender", "M2", ("labor", "baseline", "female"), 0.5, 1.0,
+                     [StratumPart(("M2", "labor", "baseline"), 100, 1.0, _var(0.0), _var(0.25), 0)])
+    plan = _plan([noisy, other])
+    learning = Selection(("gender",), domains=("learning",))
+    extra = {("M1", "learning", "baseline"): 60, ("M2", "labor", "baseline"): 0}
+    gain = predicted_gain(plan, extra, learning, min_per_stratum=0)
+    at_60, at_30 = 1.96 * math.sqrt(0.25 * 59 / 60 / 60), 1.96 * math.sqrt(0.25 * 29 / 30 / 30)
+    assert gain.optimal == pytest.approx(at_60) and gain.proportional == pytest.approx(at_30)
+    assert gain.gain == pytest.approx(1 - at_60 / at_30)
+    assert gain.error == pytest.approx(math.hypot(1 / math.sqrt(2 * 59), 1 / math.sqrt(2 * 29)))
+    assert gain.worthwhile
+    # 5 stories where the selected cell needs them give it a value (5 hand-labeled units, the minimum here), the
+    # proportional 3 + 2 do not: worth it, though no width compares
+    extra = {("M1", "learning", "baseline"): 5, ("M2", "labor", "baseline"): 0}
+    gain = predicted_gain(plan, extra, learning, min_per_stratum=0)
+    assert gain.valued == (1, 0) and gain.gain is None and gain.worthwhile
+    assert "corrected values in 1 selected cells against 0 proportional" in gain.describe()
+
+
+def test_a_selection_of_no_cell_and_a_negative_minimum_are_refused(tmp_path: Path) -> None:
+    db_path = tmp_path / "lfh.duckdb"
+    _warehouse(db_path)
+    env = {"LFH_DB": str(db_path)}
+    # a selection that can name no cell anywhere: refused before the warehouse is read, whatever the allocation
+    result = CliRunner().invoke(main, ["audit-plan", "--budget", "20", "--measure", "couple", "--domain", "labor"],
+                                env=env)
+    assert result.exit_code == 2 and "names no corrected cell: couples are love stories" in result.output
+    for allocation in ("optimal", "proportional"):
+        result = CliRunner().invoke(main, ["audit-sample", "--n", "20", "--out", str(tmp_path / "a.xlsx"),
+                                           "--allocate", allocation, "--measure", "couple", "--domain", "labor"],
+                                    env=env)
+        assert result.exit_code == 2 and "names no corrected cell" in result.output
+    with pytest.raises(AuditPlanError, match="occupation cell is the female share"):
+        Selection(("occupation",), categories=("male",))
+    # one that could, but names none in this warehouse (it has no couple): refused when the plan reads it
+    result = CliRunner().invoke(main, ["audit-plan", "--budget", "20", "--measure", "couple"], env=env)
+    assert result.exit_code == 1 and "names no corrected cell: the warehouse has no corrected cell" in result.output
+    result = CliRunner().invoke(main, ["audit-sample", "--n", "20", "--out", str(tmp_path / "a.xlsx"), "--allocate",
+                                       "optimal", "--measure", "couple"], env=env)
+    assert result.exit_code == 1 and "names no corrected cell" in result.output
+    assert not (tmp_path / "a.xlsx").exists()
+    for command in (["audit-plan", "--budget", "20"], ["audit-sample", "--n", "20", "--out", str(tmp_path / "b.xlsx")]):
+        result = CliRunner().invoke(main, [*command, "--min-per-stratum", "-3"], env=env)
+        assert result.exit_code == 2 and "-3 is not in the range x>=0" in result.output, result.output
+    plan = read_plan(db_path)
+    with pytest.raises(AuditPlanError, match="must be 0 or more"):
+        plan_allocation(plan, budget=20, min_per_stratum=-3)
+    with pytest.raises(AuditSampleError, match="must be 0 or more"):
+        allocate({("a",): 10}, 5, -3)
+
+
+def _shuffled(frame: pl.DataFrame, seed: int) -> pl.DataFrame:
+    return frame.sample(fraction=1.0, shuffle=True, seed=seed)
+
+
+def test_the_same_warehouse_and_flags_give_the_same_plan(tmp_path: Path) -> None:
+    # the rows in any order (SQL returns them unordered): the same cells, strata and allocation, for a selection
+    # that every stratum serves alike too (ties between strata: broken by the strata's order, not the rows')
+    db_path = tmp_path / "lfh.duckdb"
+    _warehouse(db_path, labor=True)
+    with duckdb.connect(str(db_path), read_only=True) as connection:
+        units, stories = read_units(connection)
+    plans = [build_plan({family: _shuffled(frame, seed) for family, frame in units.items()}, _shuffled(stories, seed),
+                        SETTINGS) for seed in range(4)]
+    for selection in (Selection(("gender",)), Selection(("gender",), domains=("learning",)),
+                      Selection(("gender",), categories=("nonbinary",))):
+        allocations = [plan_allocation(plan, budget=30, selection=selection) for plan in plans]
+        assert all(list(allocation.items()) == list(allocations[0].items()) for allocation in allocations)
+    assert len({tuple(cell.name for cell in plan.cells) for plan in plans}) == 1
+    # and across processes (string hashing, hence set order, differs with PYTHONHASHSEED): the same plan files and
+    # the same optimal draw
+    outputs = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / f"plan{hash_seed}.csv"
+        sample = tmp_path / f"sample{hash_seed}.xlsx"
+        environment = {**os.environ, "LFH_DB": str(db_path), "PYTHONHASHSEED": hash_seed}
+        for command in (["audit-plan", "--budget", "30", "--out", str(out)],
+                        ["audit-sample", "--n", "60", "--seed", "3", "--allocate", "optimal", "--measure", "gender",
+                         "--domain", "learning", "--out", str(sample)]):
+            done = subprocess.run([sys.executable, "-m", "lfh.cli", *command], env=environment, capture_output=True,
+                                  text=True, check=False, timeout=300)
+            assert done.returncode == 0, done.stderr
+        outputs.append((out.read_text(), out.with_name(f"{out.stem}_cells.csv").read_text(),
+                        pl.read_excel(sample, sheet_name="audit")["Story ID"].to_list()))
+    assert outputs[0] == outputs[1]

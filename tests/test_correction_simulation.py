@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 from fixtures_correction import correction_queries  # noqa: F401 (a fixture, used by name)
 
-from lfh.build.correction_check import COUPLES
+from bench.correction_check import COUPLES
 
 pytestmark = pytest.mark.slow  # compiles the dbt project (once per run, shared: tests/fixtures_correction.py)
 

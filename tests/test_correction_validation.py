@@ -1,7 +1,7 @@
 """The hand-label correction (docs/CORRECTION.md) validated on the study's development audit: audit_dev.xlsx is
 ingested and built once per test run (conftest.audit_build, shared with other tests; every story hand-labeled); then,
 for SPLITS random story-level splits, the hand labels of all but LABELED_FRACTION of the stories are hidden and the
-correction models' compiled SQL runs on the rest (lfh.build.correction_check, in-process). The corrected 95% interval
+correction models' compiled SQL runs on the rest (bench.correction_check, in-process). The corrected 95% interval
 must cover the share the hand labels give on the whole set at close to its nominal rate; the uncorrected
 (machine-label) interval does not, where the labeler is biased. Both gender rules share the one build (the `study`
 rule rebuilds only the models downstream of the rule, tests/fixtures_correction.py) and one compile of the correction
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from fixtures_correction import biased_rule_audit, correction_queries  # noqa: F401 (fixtures, used by name)
 
-from lfh.build.correction_check import (
+from bench.correction_check import (
     CellCoverage,
     category_groups,
     category_table,
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tie
 
 # 100 splits, as before the test was made cheap: at 60 the tightest category (Female–Male couples of all models under
 # `study`, one cell) covered 93.3% — 4 misses of 60, two from the 90% floor — against 94.0% at 100 (6 of 100, four
-# from it). The splits cost little now (one gender run for all of them, lfh.build.correction_check.run_splits).
+# from it). The splits cost little now (one gender run for all of them, bench.correction_check.run_splits).
 SPLITS = 100
 LABELED_FRACTION = 0.3
 # The validation needs a labeler that is wrong in a systematic way: docs/METHOD.md §4.4's rule (`study`,

@@ -1,5 +1,6 @@
-"""The rooms of docs/ARCHITECTURE.md: no import cycles inside the lfh package, counting imports inside functions
-too (a lazy import that only hides a cycle is still one), and no library module writing to the terminal."""
+"""The rooms of docs/ARCHITECTURE.md: no import cycles inside the lfh package, between its modules nor between its
+subpackages, counting imports inside functions too (a lazy import that only hides a cycle is still one), and no
+library module writing to the terminal."""
 
 from __future__ import annotations
 
@@ -79,6 +80,30 @@ def test_the_graph_is_read() -> None:
 def test_no_import_cycles() -> None:
     found = cycles(import_graph())
     assert not found, f"import cycles in lfh (each list imports itself round): {found}"
+
+
+def subpackage(module: str) -> str:
+    """The room a module lives in: lfh.<subpackage> (a top-level module, e.g. lfh.db, is a room of its own)."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph between rooms: an edge where any module of one imports any module of another."""
+    rooms: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        rooms.setdefault(subpackage(module), set()).update(
+            subpackage(target) for target in targets if subpackage(target) != subpackage(module))
+    return rooms
+
+
+def test_no_import_cycles_between_subpackages() -> None:
+    # no cycle of modules can still be a cycle of rooms (lfh.a.x -> lfh.b.y -> lfh.a.z): one direction between them
+    assert cycles(package_graph({"lfh.a.x": {"lfh.b.y"}, "lfh.b.y": {"lfh.a.z"}, "lfh.a.z": set()})) == [
+        ["lfh.a", "lfh.b"]]
+    rooms = package_graph(import_graph())
+    assert "lfh.build" in rooms["lfh.audit"]  # a known edge: the check sees imports between rooms
+    found = cycles(rooms)
+    assert not found, f"import cycles between lfh's subpackages (docs/ARCHITECTURE.md): {found}"
 
 
 # library modules that write to the terminal, and why (only lfh/cli/ talks to the user: docs/ARCHITECTURE.md)

@@ -22,11 +22,11 @@ import polars as pl
 import pytest
 from scipy.stats import chi2, norm
 
-from lfh.build.correction_check import UNITS
+from bench.correction_check import UNITS
+from lfh.categories import GENDERS
 
 pytestmark = pytest.mark.slow  # compiles the dbt project: tests/tiers.py
 
-GENDERS = ("female", "male", "nonbinary")
 TAU2_Z = 1.2816  # dbt_project.yml var ppi_composite_tau2_z
 MACROS = Path(__file__).resolve().parents[1] / "macros" / "stats" / "ppi_composite.sql"
 

@@ -19,10 +19,9 @@ import pytest
 from scipy.stats import norm
 from test_ppi_stratified import characters_of, love_couples, run_on_couples
 
+from bench.correction_check import run_on_characters
 from lfh.audit.plan import MACHINE_MEANS, PlanSettings, build_plan, cell_variance
-from lfh.build.correction_check import run_on_characters
-
-GENDERS = ("female", "male", "nonbinary")
+from lfh.categories import GENDERS
 
 
 def test_the_variance_formula_by_simulation() -> None:

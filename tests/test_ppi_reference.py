@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, norm
 
-from lfh.build.correction_check import UNITS
+from bench.correction_check import UNITS
+from lfh.categories import GENDERS
 
 pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
 
@@ -29,7 +30,6 @@ ppi_py = pytest.importorskip("ppi_py")
 
 Z = 1.96
 ALPHA = 2 * (1 - norm.cdf(Z))  # ppi_py takes alpha; the project's z is var wilson_z = 1.96
-GENDERS = ("female", "male", "nonbinary")
 
 
 def wilson(successes: float, trials: float) -> tuple[float, float]:

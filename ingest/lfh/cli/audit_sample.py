@@ -18,7 +18,7 @@ from lfh.paths import database_path
               help="The workbook to write (.xlsx), in an existing folder; never an existing file unless --force.")
 @click.option("--force", is_flag=True, help="Replace an existing --out workbook (its hand labels are lost).")
 @click.option("--seed", type=int, default=0, show_default=True, help="The same seed and warehouse give the same draw.")
-@click.option("--min-per-stratum", type=int, default=3, show_default=True,
+@click.option("--min-per-stratum", type=click.IntRange(min=0), default=3, show_default=True,
               help="At least this many stories per model x domain x condition (all of a smaller stratum).")
 @click.option("--allocate", "allocation", type=click.Choice(ALLOCATIONS), default="proportional", show_default=True,
               help="proportional to stratum size, or optimal: where the hand labels so far say more labels narrow "
@@ -42,6 +42,8 @@ def audit_sample(n: int, out_path: Path, force: bool, seed: int, min_per_stratum
         write_audit_workbook(sample, out_path, force=force)
     except AuditSampleError as exc:
         raise click.ClickException(str(exc)) from exc
+    if sample.note:
+        click.echo(f"--allocate optimal: {sample.note}")
     click.echo(f"{out_path}: {sample.stories.height} stories from {sample.strata.height} strata (model x domain x "
                f"condition, {sample.allocation} allocation), seed {seed}; {sample.skipped_hand_labeled} already "
                "hand-labeled stories skipped")

@@ -14,7 +14,15 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator, PercentFormatter  # noqa: E402
 
-ALL_MODELS = "All"
+from lfh.categories import (  # noqa: E402
+    ALL_MODEL_LEVEL,
+    GENDERS,
+    PER_MODEL_LEVEL,
+    RACIALIZED_GENDERS,
+    all_models_label,
+)
+
+ALL_MODELS = all_models_label()  # the model of the rows over every model (the project's var all_models_label)
 DOMAINS = ("learning", "labor", "love")
 RACES = ("aian", "asian", "black", "latine", "mena", "nhpi", "white")
 RACE_LABELS = {"aian": "AI/AN", "asian": "Asian", "black": "Black", "latine": "Latine", "mena": "MENA",
@@ -144,14 +152,14 @@ def omission_gender(representation: pl.DataFrame) -> Figure | None:
 
 def _race_gender_groups() -> list[tuple[str, str]]:
     return [(f"{race}|{gender}", f"{RACE_LABELS[race]} {GENDER_LABELS[gender].lower()}")
-            for race in RACES for gender in ("female", "male")]
+            for race in RACES for gender in RACIALIZED_GENDERS]
 
 
 def omission_race_gender(representation: pl.DataFrame) -> Figure | None:
     if representation.is_empty():  # an absent mart comes as a frame without columns
         return None
     frame = representation.filter((pl.col("condition") == "baseline") & pl.col("race").is_in(RACES)
-                                  & pl.col("gender").is_in(["female", "male"])) \
+                                  & pl.col("gender").is_in(RACIALIZED_GENDERS)) \
         .with_columns(pl.concat_str("race", pl.lit("|"), "gender").alias("group"))
     return _faceted(frame, _race_gender_groups(), "group", "representation_ratio", "ci_lower", "ci_upper",
                     "representation ratio (log)", 4.6)
@@ -173,7 +181,7 @@ def couple_types(orientation: pl.DataFrame) -> Figure | None:
 def subordination(subordination_ratios: pl.DataFrame) -> Figure | None:
     if subordination_ratios.is_empty():  # an absent mart comes as a frame without columns
         return None
-    frame = subordination_ratios.filter(pl.col("race").is_in(RACES) & pl.col("gender").is_in(["female", "male"])) \
+    frame = subordination_ratios.filter(pl.col("race").is_in(RACES) & pl.col("gender").is_in(RACIALIZED_GENDERS)) \
         .with_columns(pl.concat_str("race", pl.lit("|"), "gender").alias("group"))
     return _faceted(frame, _race_gender_groups(), "group", "subordination_ratio", "ci_lower", "ci_upper",
                     "subordination ratio (log)", 4.6)
@@ -182,7 +190,7 @@ def subordination(subordination_ratios: pl.DataFrame) -> Figure | None:
 def median_racialized(median: pl.DataFrame) -> Figure | None:
     if median.is_empty():  # an absent mart comes as a frame without columns
         return None
-    frame = median.filter(pl.col("race").is_in(RACES) & pl.col("gender").is_in(["female", "male"])) \
+    frame = median.filter(pl.col("race").is_in(RACES) & pl.col("gender").is_in(RACIALIZED_GENDERS)) \
         .with_columns(pl.concat_str("race", pl.lit("|"), "gender").alias("group"))
     return _faceted(frame, _race_gender_groups(), "group", "median_subordination_ratio", None, None,
                     "median subordination ratio over thresholds (log)", 4.6)
@@ -193,7 +201,7 @@ def top_names(names: pl.DataFrame, per_group: int = 5) -> Figure | None:
     group's characters of that gender (counts differ by orders of magnitude between groups; shares compare)."""
     if names.is_empty():
         return None
-    totals = names.filter(pl.col("gender").is_in(["female", "male"])) \
+    totals = names.filter(pl.col("gender").is_in(RACIALIZED_GENDERS)) \
         .group_by("race", "gender", "first_name").agg(pl.col("characters").sum()) \
         .with_columns((pl.col("characters") / pl.col("characters").sum().over("race", "gender")).alias("share")) \
         .sort(["characters", "first_name"], descending=[True, False])
@@ -207,7 +215,7 @@ def top_names(names: pl.DataFrame, per_group: int = 5) -> Figure | None:
     gender_colors = {"female": "#d1495b", "male": "#1b6ca8"}
     for ax, race in zip(axes.flat, races, strict=False):
         picked = pl.concat([totals.filter((pl.col("race") == race) & (pl.col("gender") == gender)).head(per_group)
-                            for gender in ("female", "male")])
+                            for gender in RACIALIZED_GENDERS])
         labels = picked["first_name"].to_list()
         ax.barh(range(len(labels)), picked["share"].to_list(),
                 color=[gender_colors[gender] for gender in picked["gender"].to_list()])
@@ -421,7 +429,7 @@ def occupation_workforce(occupations: pl.DataFrame, condition: str = "baseline")
     return figure
 
 
-CONFUSION_CLASSES = ("female", "male", "nonbinary", "unspecified", "unsure")
+CONFUSION_CLASSES = (*GENDERS, "unspecified", "unsure")
 CONFUSION_LABELS = {**GENDER_LABELS, "unspecified": "Unspecified", "unsure": "Unsure", "unmapped": "Unmapped"}
 
 
@@ -508,13 +516,13 @@ def hand_label_plan(curve: pl.DataFrame) -> Figure | None:
         return None
     figure, ax = plt.subplots(figsize=(7.5, 3.4), layout="constrained")
     for index, family in enumerate(FAMILY_LABELS):
-        for level, style in (("All", "-"), ("per model", "--")):
+        for level, style, name in ((ALL_MODEL_LEVEL, "-", "all models"), (PER_MODEL_LEVEL, "--", "per model")):
             rows = curve.filter((pl.col("family") == family) & (pl.col("level") == level)).sort("added")
             rows = rows.filter(pl.col("median_half_width").is_not_null())
             if rows.is_empty():
                 continue
             ax.plot(rows["added"].to_list(), rows["median_half_width"].to_list(), style, marker="o", markersize=3,
-                    color=PALETTE[index], label=f"{FAMILY_LABELS[family]}, {'all models' if level == 'All' else level}")
+                    color=PALETTE[index], label=f"{FAMILY_LABELS[family]}, {name}")
     ax.set_xlabel("more hand-labeled stories (drawn proportionally to the strata)")
     ax.set_ylabel("median predicted half-width")
     ax.set_ylim(bottom=0)

@@ -6,12 +6,14 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
+from statistics import NormalDist
 
 import duckdb
 import matplotlib.pyplot as plt
 import polars as pl
 
 from lfh.atomic import remove_stale_partials, written_aside
+from lfh.build.vars import project_var_defaults
 from lfh.failures import explain
 from lfh.report import figures
 from lfh.report.data import read_build_record, read_marts
@@ -23,8 +25,15 @@ NO_HAND_LABELS = ("No hand labels in this warehouse (they come with the study's 
                   "lfh ingest audit_dev.xlsx, or a filled `lfh audit-sample` workbook).")
 
 
+def interval_level(z: float) -> str:
+    """The confidence of a two-sided interval of critical value z, as a caption says it (1.96: '95%')."""
+    return f"{2 * NormalDist().cdf(z) - 1:.0%}"
+
+
 def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
     representation = marts["fct_representation_ratios"]
+    level = interval_level(float(project_var_defaults()["wilson_z"]))  # the project's var wilson_z
+    everyone = figures.ALL_MODELS  # the project's var all_models_label
     no_rows = "The marts have no rows for this figure yet (no labeled characters in these cells)."
     return [
         Section("omission-race", "Omission: race", (
@@ -32,13 +41,14 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "characters (fractional counts from first names; surnames where none matched) divided by its population "
             "share. 1 (dashed line) = "
             "as often as in the population; below 1 = omitted, above 1 = over-represented. Log scale, so 0.5 and "
-            "2 are equally far from parity. Lines: 95% Wilson intervals. 'All' pools every model. A ratio of 0 "
+            f"2 are equally far from parity. Lines: {level} Wilson intervals. '{everyone}' pools every model. A "
+            "ratio of 0 "
             "(no character of the group) sits at the left edge, 0.01."),
             figures.omission_race(representation), no_rows),
         Section("omission-gender", "Omission: gender", (
             "Representation ratio per gender in Baseline stories: share among characters whose gender is "
             "female, male or non-binary (from pronouns and gendered words), divided by the population share. "
-            "Log scale; lines are 95% intervals."), figures.omission_gender(representation), no_rows),
+            f"Log scale; lines are {level} intervals."), figures.omission_gender(representation), no_rows),
         Section("omission-race-gender", "Omission: race × gender", (
             "Representation ratio of each race × gender group in Baseline stories, against the product of the "
             "race and gender population shares. Non-binary rows are in the mart (fct_representation_ratios) "
@@ -51,7 +61,7 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "Who the models cast in each occupation, against who holds it in the US: for the character who holds "
             "the occupation in power-neutral Labor stories, the share of women (among female and male characters: "
             "the workforce survey records no non-binary category) and of Black, Asian and Latine characters "
-            "(fractional counts from first names, among characters with a matched name), with 95% Wilson "
+            f"(fractional counts from first names, among characters with a matched name), with {level} Wilson "
             "intervals, against the occupation's workforce share from the Bureau of Labor Statistics' Current "
             "Population Survey 2022, table 11 (black bar; occupations ordered by the workforce's share of women). "
             "BLS counts Black and Asian workers of any ethnicity while the name groups are non-Hispanic, so those "
@@ -65,7 +75,7 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
         Section("subordination", "Subordination: race × gender × domain", (
             "Subordination ratio in power-laden stories: the group's share among subordinated characters divided "
             "by its share among dominant characters. Above 1: the group is cast as the subordinate more often "
-            "than as the dominant one. Log scale; lines are 95% Katz intervals."),
+            f"than as the dominant one. Log scale; lines are {level} Katz intervals."),
             figures.subordination(marts["fct_subordination_ratios"]), no_rows),
         Section("median-racialized", "Median racialized subordination", (
             "For each race and gender: the subordination ratio counting only names more than t% associated with "
@@ -221,13 +231,15 @@ def _hand_label_plan_section(db_path: Path) -> Section:
     have = "; ".join(f"{row['family']} ({row['level']}): {row['with_value']} of {row['cells']} cells"
                      for row in now.iter_rows(named=True))
     candidates = sum(info.candidates for info in plan.strata.values())
+    settings = plan.settings  # the vars the warehouse was built with (wilson_z, ppi_min_hand_labeled)
     caption = (f"{plan.pilot_units:,} hand-labeled characters now; corrected values in {have or 'no cell'}. The "
-               "lines predict the median half-width of the corrected 95% intervals (docs/CORRECTION.md, 'Planning "
-               "the hand labels') as more stories are hand-labeled, drawn proportionally to the model x domain x "
-               f"condition strata ({candidates:,} stories without a hand label remain). The prediction uses the "
-               "hand labels so far (or, without any, a labeler assumed wrong 10% of the time) and the marts' rule "
-               "of 20 hand-labeled units per corrected cell. `lfh audit-plan --budget N` (or --target-halfwidth W) "
-               "says which strata the next stories should come from; `lfh audit-sample --allocate optimal` draws "
-               "them.")
+               f"lines predict the median half-width of the corrected {interval_level(settings.z)} intervals "
+               "(docs/CORRECTION.md, 'Planning the hand labels') as more stories are hand-labeled, drawn "
+               "proportionally to the model x domain x condition strata "
+               f"({candidates:,} stories without a hand label remain). The prediction uses the hand labels so far "
+               f"(or, without any, a labeler assumed wrong {settings.assumed_error_rate:.0%} of the time) and the "
+               f"marts' rule of {settings.min_hand_labeled} hand-labeled units per corrected cell. "
+               "`lfh audit-plan --budget N` (or --target-halfwidth W) says which strata the next stories should come "
+               "from; `lfh audit-sample --allocate optimal` draws them.")
     return Section("hand-label-plan", title, caption, figures.hand_label_plan(curve),
                    "No corrected cell would have a value with these hand labels: " + empty)

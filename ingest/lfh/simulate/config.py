@@ -6,15 +6,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lfh.categories import COUPLE_TYPES, GENDERS
 from lfh.errors import ConfigError
 from lfh.paths import project_root
 
 RACE_POOLS = ("white", "latine", "black", "asian", "mena", "aian", "nhpi")
 DOMAINS = ("learning", "labor", "love")
 CONDITIONS = ("baseline", "dominant", "subordinate")
-GENDERS = ("female", "male", "nonbinary")
-COUPLE_TYPES = ("female_female", "female_male", "female_nonbinary", "male_male", "male_nonbinary",
-                "nonbinary_nonbinary")
 
 
 @dataclass(frozen=True)

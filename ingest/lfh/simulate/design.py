@@ -9,8 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from lfh.categories import COUPLE_TYPES, GENDERS
 from lfh.llm.prompts import CatalogPrompt, catalog
-from lfh.simulate.config import COUPLE_TYPES, GENDERS, RACE_POOLS, SimConfig
+from lfh.simulate.config import RACE_POOLS, SimConfig
 
 # Gender columns of the design, in this order; 'unspecified' = the story gives the character no gendered word.
 GENDER_OUTCOMES = (*GENDERS, "unspecified")

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from lfh.simulate.config import COUPLE_TYPES, GENDERS, RACE_POOLS, SimConfig
+from lfh.categories import COUPLE_TYPES, GENDERS, all_models_label
+from lfh.simulate.config import RACE_POOLS, SimConfig
 from lfh.simulate.design import GENDER_OUTCOMES, Design
 from lfh.simulate.lexicon import RACES, pool_mean_weights
 
-ALL_MODELS = "All"
+ALL_MODELS = all_models_label()  # the project's var all_models_label: the marts' rows over every model
 
 
 def expected_counts(design: Design, pools: pl.DataFrame, characters_per_row: int) -> pl.DataFrame:
