@@ -12,8 +12,9 @@ max RSS from wait4, are its own), alternating:
   run with this environment's Python and dbt), then `lfh build` again with nothing new;
 - `lfh build` of this checkout, then again with nothing new.
 Printed: each stage's wall, CPU and peak, its ratio to the floor of its round and the candidate's ratio to the
-baseline; dbt's time by node type; each model's time (dbt's run_results) for both. --record appends the figures
-and the machine's load to the dated results file bench/results/build-<date>.md.
+baseline; dbt's time by node type and the time outside dbt's run (start-up, parse, lfh's checks and
+bookkeeping: the build's wall time less dbt's elapsed time); each model's time (dbt's run_results) for both.
+--record appends the figures and the machine's load to the dated results file bench/results/build-<date>.md.
 
 Run: .venv/bin/python -m bench.bench_build [--stories-per-prompt 1667] [--samples 5] [--workdir DIR] [--reuse]
      [--rounds 1] [--baseline REV] [--record] [--models 25]
@@ -219,7 +220,9 @@ def report(options: argparse.Namespace, raw_copy: Path, floors: list[Stage], var
                          f"{stage.wall / floor.wall:10.1f} | {versus} |")
     lines.append("")
     for variant in variants:
-        lines.append(f"- {variant.name}: {by_type(variant.results)}")
+        outside = variant.builds[-1].wall - variant.results["elapsed_time"]
+        lines.append(f"- {variant.name}: {by_type(variant.results)}; outside dbt's run (lfh's checks, dbt's "
+                     f"start-up and parse, the bookkeeping) {outside:.1f} s")
     lines += ["", f"slowest models of the last full build (s){': baseline -> this checkout' if baseline else ''}:"]
     candidate = model_times(variants[-1].results)
     before = model_times(baseline.results) if baseline else {}
