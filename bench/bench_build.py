@@ -62,6 +62,7 @@ class Variant:
     root: Path
     command: list[str]
     environment: dict[str, str] = field(default_factory=dict)
+    target: Path = PROJECT_ROOT / "target"  # dbt's target folder (DBT_TARGET_PATH): its own per variant
     builds: list[Stage] = field(default_factory=list)
     again: list[Stage] = field(default_factory=list)
     results: dict = field(default_factory=dict)  # the last full build's run_results.json
@@ -110,8 +111,8 @@ def short_commit(root: Path) -> str:
     return (result.stdout.strip() or "unknown") + ("+changes" if dirty else "")
 
 
-def run_results(root: Path) -> dict:
-    path = root / "target" / "run_results.json"
+def run_results(target: Path) -> dict:
+    path = target / "run_results.json"
     return json.loads(path.read_text()) if path.exists() else {"results": [], "elapsed_time": 0.0}
 
 
@@ -154,14 +155,23 @@ def main() -> None:
     environment = {**os.environ, "LFH_DB": str(warehouse)}
     lfh = str(Path(sys.executable).parent / "lfh")
     print(f"work folder {workdir}; {os.cpu_count()} cores; load average {load()}", flush=True)
-    variants = [Variant(f"this checkout ({short_commit(PROJECT_ROOT)})", PROJECT_ROOT, [lfh], environment)]
+    # each variant's dbt writes its own target folder in the work folder (partial parse, run_results): two benches
+    # of one checkout can run side by side, and both variants start from a full parse, as a fresh clone does
+    target = workdir / "target-this"
+    shutil.rmtree(target, ignore_errors=True)
+    variants = [Variant(f"this checkout ({short_commit(PROJECT_ROOT)})", PROJECT_ROOT, [lfh],
+                        {**environment, "DBT_TARGET_PATH": str(target), "DBT_LOG_PATH": str(target / "logs")}, target)]
     checkout = None
     try:
         if options.baseline:
             checkout = baseline_checkout(workdir, options.baseline)
             path = os.pathsep.join([str(checkout / "ingest"), *filter(None, [os.environ.get("PYTHONPATH")])])
+            target = workdir / "target-baseline"
+            shutil.rmtree(target, ignore_errors=True)
             variants.insert(0, Variant(f"baseline {options.baseline} ({short_commit(checkout)})", checkout,
-                                       [sys.executable, "-c", LFH_OF_CHECKOUT], {**environment, "PYTHONPATH": path}))
+                                       [sys.executable, "-c", LFH_OF_CHECKOUT],
+                                       {**environment, "PYTHONPATH": path, "DBT_TARGET_PATH": str(target),
+                                        "DBT_LOG_PATH": str(target / "logs")}, target))
         if not (options.reuse and raw_copy.exists()):
             warehouse.parent.mkdir(parents=True, exist_ok=True)
             warehouse.unlink(missing_ok=True)
@@ -180,7 +190,7 @@ def main() -> None:
                 shutil.copyfile(raw_copy, warehouse)
                 variant.builds.append(run_stage(f"{variant.name}: lfh build #{round_number}",
                                                 [*variant.command, "build"], variant.environment, variant.root))
-                variant.results = run_results(variant.root)
+                variant.results = run_results(variant.target)
                 variant.again.append(run_stage(f"{variant.name}: again, nothing new #{round_number}",
                                                [*variant.command, "build"], variant.environment, variant.root))
             loads[-1] += f" -> {load()}"
