@@ -1,6 +1,7 @@
 """`lfh build` with nothing to do says so in one line and exits 0 without starting dbt: the same fingerprint, nothing
 landed in the raw layer since the last complete build, and that build ran its data tests (lfh.build.up_to_date).
-Anything landed or changed, a selection, a full refresh or --force runs dbt as before. dbt is tests/fake_dbt.py; the
+Anything landed or changed, a selection, a full refresh or --force runs dbt as before; an incremental build runs
+only what descends from the landed rows. dbt is tests/fake_dbt.py; the
 warehouse holds an int_stories_changed table so the build records its bookkeeping as a real one does."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import duckdb
 import pytest
 from test_build_cli import FAKE_DBT, calls, run_lfh
 
+from lfh.build.fingerprint import LEXICON_TABLES, story_sources
 from lfh.build.state import landed_signature
 from lfh.build.up_to_date import build_record, nothing_to_do
 
@@ -142,3 +144,19 @@ def test_landed_parquet_files_are_listed_not_read(tmp_path: Path) -> None:
         assert landed_signature(connection, landing) == before
         connection.execute(f"copy (select 's2' as story_id) to '{landing / 'stories' / 'b.parquet'}'")
         assert len(landed_signature(connection, landing)) == 2
+
+
+def test_an_incremental_build_runs_only_what_descends_from_the_landed_rows(built: Path, fake_dbt: Path) -> None:
+    """The nodes that read only the lexicon and the seeds (both in the fingerprint) keep the last build's rows:
+    an incremental build selects the descendants of every other source, and a full build everything."""
+    sources = story_sources()
+    assert {"source:raw.stories", "source:raw.label_responses", "source:raw.hand_labels",
+            "source:build_state.stories_built"} <= set(sources)
+    assert not [source for source in sources if source.split(".")[-1] in LEXICON_TABLES]
+    with duckdb.connect(str(built)) as connection:
+        connection.execute("insert into raw.stories values ('s2', 'L2', '2026-01-02')")
+    assert run_lfh("build").returncode == 0
+    first, incremental = calls(fake_dbt)
+    assert "--select" not in first and "--full-refresh" in first
+    chosen = incremental[incremental.index("--select") + 1:incremental.index("--exclude-resource-type")]
+    assert chosen == [f"{source}+" for source in sources]

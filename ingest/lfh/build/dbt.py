@@ -22,6 +22,7 @@ from lfh.build.fingerprint import (
     differences,
     store_fingerprint,
     stored_fingerprint,
+    story_sources,
     unit_tests_unchanged,
 )
 from lfh.build.runner import dbt_executable, run_dbt_process
@@ -99,8 +100,11 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
         skip_unit = current is not None and not full_refresh and not selection \
             and unit_tests_unchanged(stored, current)
         if skip_unit and not skip_tests:
-            say("unit tests and seeds: unchanged since the last build (same SQL, tests, seeds and vars); not run again")
+            say("unit tests and seeds: unchanged since the last build (same SQL, tests, seeds and vars); not run "
+                "again, nor the models that read only the lexicon and seeds")
         unit = ["--exclude-resource-type", "unit_test", "--exclude-resource-type", "seed"] if skip_unit else []
+        if skip_unit:  # and the nodes that read only the lexicon and seeds: the same rows as the last build's
+            selector = ["--select", *[f"{source}+" for source in story_sources()]]
         # skip_tests: the seeds and models of `dbt build`, in one dbt process (as `dbt seed` then `dbt run` would
         # build them, without a second start and project parse)
         no_tests = ["--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"]
