@@ -22,16 +22,19 @@ from lfh.build.fingerprint import (
     differences,
     store_fingerprint,
     stored_fingerprint,
+    story_sources,
     unit_tests_unchanged,
 )
 from lfh.build.provenance import record_run
 from lfh.build.runner import DbtOutcome, dbt_executable, run_dbt_process
-from lfh.build.state import loads_present, record_build
+from lfh.build.state import landed_signature, loads_present, record_build, state_recorded
+from lfh.build.up_to_date import build_record, nothing_to_do
 from lfh.errors import BuildError
 from lfh.lock import stale_note, warehouse_lock
 from lfh.paths import database_path, dbt_target_dir, parquet_landing_dir, project_root, spark_dir
 
-__all__ = ["TARGETS", "BuildError", "build_warehouse", "dbt_executable", "raw_parquet_vars", "run_dbt"]
+__all__ = ["TARGETS", "BuildError", "build_warehouse", "dbt_executable", "nothing_to_build", "raw_parquet_vars",
+           "run_dbt"]
 
 # The raw tables a landing folder may hold (lfh ingest / lfh lexicon --parquet-dir), one sub-folder each.
 RAW_PARQUET_TABLES = ("stories", "label_responses", "hand_labels", "rejects", "load_log", "runs",
@@ -75,8 +78,9 @@ def _record(target_db: Path, outcome: DbtOutcome, dbt_vars: dict | None) -> None
 def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
                     full_refresh: bool = False, db_path: Path | None = None,
                     echo: Callable[[str], None] | None = None, target: str = "duckdb",
-                    parquet_dir: Path | None = None) -> str:
-    """Build the warehouse of a target (holding its lock throughout); returns dbt's summary line.
+                    parquet_dir: Path | None = None, check_up_to_date: bool = True) -> str:
+    """Build the warehouse of a target (holding its lock throughout); returns dbt's summary line, or on DuckDB
+    the line saying there is nothing to build (nothing_to_build; check_up_to_date=False runs dbt anyway).
 
     target "duckdb": the DuckDB file db_path (default LFH_DB), its raw tables the warehouse's own or, with
     parquet_dir, the landed Parquet files; incremental, with a full rebuild whenever the fingerprint changed.
@@ -98,9 +102,15 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
             say(note)
         current = stored = None
         loads: list[str] = []
+        landed: dict[str, str] = {}
+        if target == "duckdb" and check_up_to_date:
+            nothing = nothing_to_build(dbt_vars, skip_tests, full_refresh, selection, target_db, parquet_dir)
+            if nothing:
+                return nothing
         if target == "duckdb":
             current, stored, full_refresh, loads = _plan_duckdb_build(target_db, dbt_vars or {}, full_refresh,
                                                                       parquet_dir, say)
+            landed = _landed(target_db, parquet_dir)
         selector = ["--select", selection] if selection else []
         refresh = ["--full-refresh"] if full_refresh else []
         # the unit tests passed at the last complete build on this very project and vars, and the seeds' tables
@@ -109,8 +119,11 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
         skip_unit = current is not None and not full_refresh and not selection \
             and unit_tests_unchanged(stored, current)
         if skip_unit and not skip_tests:
-            say("unit tests and seeds: unchanged since the last build (same SQL, tests, seeds and vars); not run again")
+            say("unit tests and seeds: unchanged since the last build (same SQL, tests, seeds and vars); not run "
+                "again, nor the models that read only the lexicon and seeds")
         unit = ["--exclude-resource-type", "unit_test", "--exclude-resource-type", "seed"] if skip_unit else []
+        if skip_unit:  # and the nodes that read only the lexicon and seeds: the same rows as the last build's
+            selector = ["--select", *[f"{source}+" for source in story_sources()]]
         # skip_tests: the seeds and models of `dbt build`, in one dbt process (as `dbt seed` then `dbt run` would
         # build them, without a second start and project parse)
         no_tests = ["--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"]
@@ -132,9 +145,48 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
             with duckdb.connect(str(target_db)) as connection:
                 connection.begin()  # the bookkeeping and the fingerprint: both or neither
                 record_build(connection, loads, full_refresh)
-                store_fingerprint(connection, current)
+                store_fingerprint(connection, build_record(current, landed, data_tests=not skip_tests))
                 connection.commit()
     return summary
+
+
+def nothing_to_build(dbt_vars: dict | None = None, skip_tests: bool = False, full_refresh: bool = False,
+                     selection: str | None = None, db_path: Path | None = None,
+                     parquet_dir: Path | None = None) -> str | None:
+    """On DuckDB: the line saying the build has nothing to do (lfh.build.up_to_date: same fingerprint, nothing
+    landed since the last complete build, its data tests run), or None when dbt must run. Reads the warehouse
+    read-only, starts no dbt. A selection or a full refresh always runs dbt."""
+    if selection or full_refresh:
+        return None
+    if parquet_dir is not None:
+        dbt_vars = {**raw_parquet_vars(parquet_dir), **(dbt_vars or {})}
+    target_db = (db_path or database_path()).resolve()
+    if not target_db.exists():
+        return None
+    try:  # no lock taken: a running build holds the file (the connection fails) or has cleared the fingerprint
+        with duckdb.connect(str(target_db), read_only=True) as connection:
+            stored = stored_fingerprint(connection)
+            if stored is None or not state_recorded(connection):
+                return None
+            landed = landed_signature(connection, parquet_dir)
+            current = current_fingerprint(connection, dbt_vars or {}, parquet_dir=parquet_dir)
+            if not nothing_to_do(stored, current, landed, skip_tests, state_recorded=True):
+                return None
+            built_at = connection.execute("select max(built_at) from meta.build_fingerprint").fetchone()[0]
+    except duckdb.Error:
+        return None  # locked by another process, or not a warehouse: the build says why
+    when = f" ({built_at:%Y-%m-%d %H:%M %Z})" if built_at else ""
+    return (f"nothing to build: no stories, labels or hand labels have landed and nothing has changed since the last "
+            f"complete build{when}; `lfh build --force` runs dbt anyway")
+
+
+def _landed(target_db: Path, parquet_dir: Path | None) -> dict[str, str]:
+    """The raw layer now, before dbt runs (lfh.build.state.landed_signature); empty for a warehouse not made yet."""
+    if parquet_dir is None and not target_db.exists():
+        return {}
+    with duckdb.connect(str(target_db) if parquet_dir is None else ":memory:", read_only=parquet_dir is None) as \
+            connection:
+        return landed_signature(connection, parquet_dir)
 
 
 def _plan_duckdb_build(target_db: Path, dbt_vars: dict, full_refresh: bool, parquet_dir: Path | None,

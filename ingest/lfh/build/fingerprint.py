@@ -141,6 +141,21 @@ def unit_tests_digest(dbt_vars: dict[str, Any], root: Path | None = None) -> str
     return f"{files}:{project}:{json.dumps(dbt_vars, sort_keys=True, default=str)}"
 
 
+def story_sources(root: Path | None = None) -> list[str]:
+    """Every source table of the project but the lexicon tables, as `source:<source>.<table>`: the raw rows that
+    land between builds and the build's bookkeeping. A node that descends from none of them reads only the lexicon
+    and the seeds, whose contents are in the fingerprint: with the fingerprint unchanged its rows are too."""
+    root = root or project_root()
+    found = []
+    for path in sorted((root / "models").rglob("*.yml")):
+        document = _load_yaml(path.read_text(encoding="utf-8")) or {}
+        for source in document.get("sources") or []:
+            for table in source.get("tables") or []:
+                if table["name"] not in LEXICON_TABLES:
+                    found.append(f"source:{source['name']}.{table['name']}")
+    return found
+
+
 def unit_tests_unchanged(stored: dict[str, Any] | None, current: dict[str, Any]) -> bool:
     return stored is not None and stored.get(UNIT_TESTS) == current[UNIT_TESTS]
 

@@ -34,6 +34,33 @@ def raw_relation(table: str, parquet_dir: Path | None) -> str | None:
     return f"read_parquet('{files}', union_by_name = true)"
 
 
+def landed_signature(connection: duckdb.DuckDBPyConnection, parquet_dir: Path | None = None) -> dict[str, str]:
+    """What has landed in the raw layer, cheaply: the row count of every table of the warehouse's raw schema (raw
+    tables only grow: `lfh ingest`, `lfh lexicon` and hand labels append rows, never update or delete them), or
+    with parquet_dir the name, size and modification time of every landed Parquet file (nothing is read). Equal to
+    the last complete build's: nothing landed since."""
+    if parquet_dir is not None:
+        files = sorted(path for path in parquet_dir.glob("*/*.parquet") if path.is_file())
+        return {str(path.relative_to(parquet_dir)): f"{path.stat().st_size}:{path.stat().st_mtime_ns}"
+                for path in files}
+    tables = [row[0] for row in connection.execute(
+        "select table_name from duckdb_tables() where schema_name = 'raw' order by table_name").fetchall()]
+    if not tables:
+        return {}
+    counts = " union all ".join(
+        f"select '{table.replace(chr(39), chr(39) * 2)}', count(*) from raw.\"{table.replace(chr(34), chr(34) * 2)}\""
+        for table in tables)
+    return {table: str(count) for table, count in connection.execute(counts).fetchall()}
+
+
+def state_recorded(connection: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the last complete build left its bookkeeping (a dbt stand-in that built nothing leaves none)."""
+    schema, table = STORIES_BUILT.split(".")
+    # a literal query: binding Python parameters makes duckdb import pandas (seconds, on a check that must be quick)
+    query = f"select count(*) from duckdb_tables() where schema_name = '{schema}' and table_name = '{table}'"
+    return bool(connection.execute(query).fetchone()[0])
+
+
 def loads_present(connection: duckdb.DuckDBPyConnection, parquet_dir: Path | None = None) -> list[str]:
     """The load ids of every story row and label response there now (before the build reads them)."""
     loads: set[str] = set()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from lfh.build.dbt import TARGETS, build_warehouse
+from lfh.build.dbt import TARGETS, build_warehouse, nothing_to_build
 from lfh.build.memory import default_limit_text, memory_limit
 from lfh.build.runner import BuildInterrupted
 from lfh.build.vars import validate_vars
@@ -31,14 +31,16 @@ BUILD_HELP = f"""Build every table with dbt (seeds, models, tests) in the wareho
                    "dbt_project.yml and configs/build_vars.toml before dbt runs).")
 @click.option("--skip-tests", is_flag=True, help="Seeds and models only: dbt build without the data and unit tests.")
 @click.option("--full-refresh", is_flag=True, help="Rebuild every incremental model from scratch.")
+@click.option("--force", is_flag=True,
+              help="Run dbt even when nothing has landed and nothing has changed since the last complete build.")
 @click.option("--target", type=click.Choice(TARGETS), default="duckdb", show_default=True,
               help="The profiles.yml target: DuckDB (LFH_DB), or Spark (local session under LFH_SPARK_DIR; "
                    "another cluster: edit profiles.yml, docs/SCALE_OUT.md).")
 @click.option("--parquet-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Read the raw tables from landed Parquet files (lfh ingest/lexicon --parquet-dir). Default on "
                    "Spark: $LFH_PARQUET_DIR or warehouse/raw_parquet; on DuckDB: the warehouse's own raw tables.")
-def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, full_refresh: bool, target: str,
-          parquet_dir: Path | None) -> None:
+def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, full_refresh: bool, force: bool,
+          target: str, parquet_dir: Path | None) -> None:
     # the help text is BUILD_HELP: its memory default is written from lfh.build.memory's constants
     started = time.perf_counter()
     try:
@@ -47,10 +49,15 @@ def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, f
     except ConfigError as exc:  # a bad --var or LFH_MEMORY_LIMIT is a usage error (exit 2), before dbt starts
         raise click.UsageError(str(exc)) from None
     built = spark_dir() if target == "spark" else database_path()
+    if target == "duckdb" and not force:
+        nothing = nothing_to_build(dbt_vars, skip_tests, full_refresh, selection, parquet_dir=parquet_dir)
+        if nothing:
+            click.echo(nothing)
+            return
     click.echo(f"building on Spark in {built}" if target == "spark" else f"building {built} (memory limit {limit})")
     try:
         summary = build_warehouse(selection, dbt_vars, skip_tests, full_refresh, echo=terminal_echo(), target=target,
-                                  parquet_dir=parquet_dir)
+                                  parquet_dir=parquet_dir, check_up_to_date=False)  # checked just above
     except BuildInterrupted as exc:
         click.echo(f"\n{exc}", err=True)
         raise SystemExit(130) from None

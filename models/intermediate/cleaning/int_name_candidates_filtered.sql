@@ -46,11 +46,33 @@ per_name as (
     group by story_id, role, name
 ),
 
-tokenized as (
-    select
-        per_name.*,
-        {{ letter_tokens('per_name.name') }} as name_tokens
+-- the tests that depend on the name alone run once per distinct name, the role text's tokens once per distinct
+-- role text; only the story test (in_story) and the role test join them per row
+distinct_names as (
+    select distinct name
     from per_name
+),
+
+name_tokens as (
+    select
+        distinct_names.name,
+        {{ letter_tokens('distinct_names.name') }} as name_tokens,
+        known_non_names.non_name is not null as is_known_non_name
+    from distinct_names
+    left join known_non_names
+        on lower(distinct_names.name) = known_non_names.non_name
+),
+
+role_texts as (
+    select distinct role_text
+    from story_roles
+),
+
+role_tokens as (
+    select
+        role_text,
+        {{ letter_tokens('role_text') }} as role_tokens
+    from role_texts
 ),
 
 flagged as (
@@ -61,20 +83,23 @@ flagged as (
         per_name.samples_naming,
         per_name.first_sample,
         lower(per_name.name) = 'unspecified' as is_unspecified,
-        coalesce({{ tokens_in_story('per_name.name_tokens', 'story_tokens.story_token_text') }}, false) as in_story,
-        coalesce({{ list_contains_any('per_name.name_tokens', letter_tokens('story_roles.role_text')) }}, false)
+        coalesce({{ tokens_in_story('name_tokens.name_tokens', 'story_tokens.story_token_text') }}, false)
+            as in_story,
+        coalesce({{ list_contains_any('name_tokens.name_tokens', 'role_tokens.role_tokens') }}, false)
             as shares_role_token,
-        {{ list_contains('per_name.name_tokens', "'american'") }} as has_american_token,
-        known_non_names.non_name is not null as is_known_non_name
-    from tokenized as per_name
+        {{ list_contains('name_tokens.name_tokens', "'american'") }} as has_american_token,
+        name_tokens.is_known_non_name
+    from per_name
+    inner join name_tokens
+        on per_name.name = name_tokens.name
     inner join story_roles
         on
             per_name.story_id = story_roles.story_id
             and per_name.role = story_roles.role
+    left join role_tokens
+        on story_roles.role_text = role_tokens.role_text
     left join story_tokens
         on per_name.story_id = story_tokens.story_id
-    left join known_non_names
-        on lower(per_name.name) = known_non_names.non_name
 )
 
 select

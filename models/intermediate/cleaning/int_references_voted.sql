@@ -40,23 +40,35 @@ counted as (
 reference_tokens as (
     select reference, {{ letter_tokens('reference') }} as tokens
     from (select distinct reference from counted) as distinct_references
+),
+
+-- the story test once per row (is_counted reuses it)
+tested as (
+    select
+        counted.story_id,
+        counted.role,
+        counted.reference,
+        counted.reference_count,
+        story_roles.samples,
+        coalesce({{ tokens_in_story('reference_tokens.tokens', 'story_tokens.story_token_text') }}, false)
+            as in_story
+    from counted
+    inner join story_roles
+        on
+            counted.story_id = story_roles.story_id
+            and counted.role = story_roles.role
+    inner join reference_tokens
+        on counted.reference = reference_tokens.reference
+    left join story_tokens
+        on counted.story_id = story_tokens.story_id
 )
 
 select
-    counted.story_id,
-    counted.role,
-    counted.reference,
-    counted.reference_count,
-    story_roles.samples,
-    coalesce({{ tokens_in_story('reference_tokens.tokens', 'story_tokens.story_token_text') }}, false) as in_story,
-    coalesce({{ tokens_in_story('reference_tokens.tokens', 'story_tokens.story_token_text') }}, false)
-    and counted.reference_count >= story_roles.samples * {{ var('vote_threshold') }} as is_counted
-from counted
-inner join story_roles
-    on
-        counted.story_id = story_roles.story_id
-        and counted.role = story_roles.role
-inner join reference_tokens
-    on counted.reference = reference_tokens.reference
-left join story_tokens
-    on counted.story_id = story_tokens.story_id
+    story_id,
+    role,
+    reference,
+    reference_count,
+    samples,
+    in_story,
+    in_story and reference_count >= samples * {{ var('vote_threshold') }} as is_counted
+from tested
