@@ -182,8 +182,8 @@ def main() -> None:
         for round_number in range(1, options.rounds + 1):
             loads.append(load())
             shutil.copyfile(raw_copy, warehouse)
-            floors.append(run_stage(f"floor, round {round_number}", [sys.executable, "-c", FLOOR_SCRIPT, str(warehouse)],
-                                    environment))
+            floors.append(run_stage(f"floor, round {round_number}",
+                                    [sys.executable, "-c", FLOOR_SCRIPT, str(warehouse)], environment))
             for variant in variants:
                 shutil.rmtree(warehouse.parent, ignore_errors=True)
                 warehouse.parent.mkdir(parents=True)
