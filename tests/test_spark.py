@@ -153,7 +153,7 @@ def _filled_audit_workbook(parquet_dir: Path, path: Path) -> int:
 @pytest.fixture(scope="module")
 def landed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small simulated corpus (400 stories, one label response each; one model in two waves), a hand-labeled
-    audit sample of 100 of them and the test lexicon, landed as Parquet files."""
+    audit sample of 134 of them and the test lexicon, landed as Parquet files."""
     if shutil.which("java") is None:
         pytest.skip("no java on PATH: `make test` installs openjdk-17-jre-headless (Debian)")
     root = tmp_path_factory.mktemp("spark")
@@ -171,7 +171,7 @@ def landed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert all(result.error is None for result in results)
     audit = root / "audit" / "audit_sample.xlsx"
     audit.parent.mkdir()
-    assert _filled_audit_workbook(parquet_dir, audit) == 100
+    assert _filled_audit_workbook(parquet_dir, audit) == 134  # every third of the 400 stories
     with ParquetSink(parquet_dir) as sink:
         results, _skipped = ingest_paths([audit], sink=sink)
     assert [result.error for result in results] == [None]
