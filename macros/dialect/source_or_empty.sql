@@ -31,3 +31,23 @@
         where false /* {{ source_relation }} not loaded yet */
     {%- endif -%}
 {%- endmacro %}
+
+{#- One column of a source table as `column_type`, or a typed null when the table lacks it (a warehouse landed
+    before the column existed): for models that read a source directly (e.g. with its row locator) yet need a
+    column that older raw tables do not have. -#}
+{% macro source_column_or_null(source_name, table_name, column_name, column_type) -%}
+    {%- set source_relation = source(source_name, table_name) -%}
+    {%- set present = [] -%}
+    {%- if execute -%}
+        {%- set existing = adapter.get_relation(database=source_relation.database, schema=source_relation.schema,
+                                                identifier=source_relation.identifier) -%}
+        {%- if existing is not none -%}
+            {%- set present = adapter.get_columns_in_relation(existing) | map(attribute='name') | map('lower') | list -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- if column_name | lower in present -%}
+        cast({{ adapter.quote(column_name) }} as {{ column_type }})
+    {%- else -%}
+        cast(null as {{ column_type }})
+    {%- endif -%}
+{%- endmacro %}

@@ -42,3 +42,28 @@
         {{ delta_ratio_variance(a, b, variance_a, variance_b, '0') }} / (({{ a }} / {{ b }}) * ({{ a }} / {{ b }}))
     end
 {%- endmacro %}
+
+{#- The log ratio of two independent shares a = N_a / D_a and b = N_b / D_b with the zero-count rule of METHOD.md §6
+    on the pair (epsilon, subordination_epsilon() of N_a and N_b, added to N and D of both): ln of
+    subordination_ratio() of the four terms. Read by fct_model_contrasts (two models) and fct_model_drift (two
+    versions of one model). -#}
+{% macro share_pair_log_ratio(n_a, d_a, n_b, d_b, epsilon) -%}
+    ln({{ subordination_ratio(n_a, d_a, n_b, d_b, epsilon) }})
+{%- endmacro %}
+
+{#- Var(ln(a / b)) of share_pair_log_ratio(): the two shares' log_share_variance() added (disjoint characters), each on
+    its epsilon-adjusted N, D and Q. Null unless both denominators are > 0. -#}
+{% macro share_pair_log_variance(q_a, n_a, d_a, q_b, n_b, d_b, epsilon) -%}
+    case when cast({{ d_a }} as double) > 0 and cast({{ d_b }} as double) > 0 then
+        {{ log_share_variance(q_a ~ ' + ' ~ epsilon, n_a ~ ' + ' ~ epsilon, d_a ~ ' + ' ~ epsilon) }}
+        + {{ log_share_variance(q_b ~ ' + ' ~ epsilon, n_b ~ ' + ' ~ epsilon, d_b ~ ' + ' ~ epsilon) }}
+    end
+{%- endmacro %}
+
+{#- Var(ln S) of one subordination ratio S = (N_sub / D_sub) / (N_dom / D_dom) with its epsilon: the log_share_variance()
+    of its subordinate and of its dominant share added (disjoint characters). The variance of a contrast of two
+    independent S is the sum of theirs. -#}
+{% macro subordination_log_variance(q_sub, n_sub, d_sub, q_dom, n_dom, d_dom, epsilon) -%}
+    {{ log_share_variance(q_sub ~ ' + ' ~ epsilon, n_sub ~ ' + ' ~ epsilon, d_sub ~ ' + ' ~ epsilon) }}
+    + {{ log_share_variance(q_dom ~ ' + ' ~ epsilon, n_dom ~ ' + ' ~ epsilon, d_dom ~ ' + ' ~ epsilon) }}
+{%- endmacro %}

@@ -45,6 +45,8 @@ class VarRule:
             return "a number"
         if isinstance(self.default, list):
             return "a list, e.g. [a, b]"
+        if isinstance(self.default, dict):
+            return "a mapping of text to text, e.g. {a: b}"
         return "text"
 
 
@@ -76,7 +78,7 @@ def var_rules(root: Path | None = None) -> dict[str, VarRule]:
 
 
 def parse_var_text(value: str) -> Any:
-    """Numbers, booleans, null and lists as YAML/JSON (`[a, b]` too); anything else as text."""
+    """Numbers, booleans, null, lists and mappings as YAML/JSON (`[a, b]`, `{a: b}` too); anything else as text."""
     try:
         return json.loads(value)
     except ValueError:
@@ -85,7 +87,7 @@ def parse_var_text(value: str) -> Any:
         parsed = yaml.safe_load(value)
     except yaml.YAMLError:
         return value
-    return parsed if isinstance(parsed, list) else value
+    return parsed if isinstance(parsed, list | dict) else value
 
 
 def _check(rule: VarRule, value: Any) -> Any:
@@ -103,6 +105,8 @@ def _check(rule: VarRule, value: Any) -> Any:
         value = float(value) if ok else value
     elif isinstance(default, list):
         ok = isinstance(value, list)
+    elif isinstance(default, dict):  # e.g. model_version_selected: {model: version or 'pooled'}
+        ok = isinstance(value, dict) and all(isinstance(item, str) for pair in value.items() for item in pair)
     else:
         ok = isinstance(value, str | int | float) and not isinstance(value, bool)
         value = str(value) if ok else value

@@ -11,6 +11,7 @@ from lfh.build.dbt import TARGETS, build_warehouse
 from lfh.build.memory import default_limit_text, memory_limit
 from lfh.build.runner import BuildInterrupted
 from lfh.build.vars import validate_vars
+from lfh.build.versions import version_notes
 from lfh.cli.command import command
 from lfh.cli.terminal import terminal_echo
 from lfh.errors import ConfigError
@@ -54,3 +55,6 @@ def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, f
         click.echo(f"\n{exc}", err=True)
         raise SystemExit(130) from None
     click.echo(f"built {built} in {time.perf_counter() - started:.0f}s: {summary}")
+    if target == "duckdb":  # model versions and the labeler version in use (docs/RUNS.md), from the built tables
+        for note in version_notes(built):
+            click.echo(note)

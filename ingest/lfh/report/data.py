@@ -16,7 +16,7 @@ MARTS = (
     "fct_subordination_ratios", "fct_median_racialized_subordination", "fct_top_names", "fct_name_coverage",
     "fct_labeler_agreement", "fct_labeler_confusion", "fct_labeler_class_metrics", "fct_labeler_couples",
     "fct_occupation_representation_ratios", "fct_race_sensitivity",
-    "fct_model_rankings",
+    "fct_model_rankings", "fct_model_drift", "dim_runs",
 )
 # Only the columns the report uses from the two row-per-story/character marts (they can be large).
 _NARROW = {

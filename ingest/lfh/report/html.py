@@ -26,6 +26,10 @@ figcaption{font-size:.92rem;color:#444;margin-top:.4rem}
 .empty{color:#666;font-style:italic}
 footer{margin-top:2.5rem;font-size:.8rem;color:#666}
 code{background:#f0f0f0;padding:0 .2rem;border-radius:3px}
+table{border-collapse:collapse;background:#fff;font-size:.85rem;margin:.4rem 0 1rem;display:block;overflow-x:auto}
+th,td{border:1px solid #e3e3e3;padding:.2rem .45rem;text-align:left;white-space:nowrap}
+th{background:#f3f3f3}
+.caption{font-size:.92rem;color:#444}
 """
 
 
@@ -37,6 +41,7 @@ class Section:
     figure: Figure | None
     empty_note: str    # shown instead of the figure when the marts hold nothing to draw
     svg: str | None = None  # the rendered SVG document, filled by the report before the page is assembled
+    table: str | None = None  # HTML tables shown instead of a figure (e.g. lfh.report.versions), with the caption
 
 
 def svg_document(figure: Figure) -> str:
@@ -66,7 +71,10 @@ def render_page(title: str, banner: str | None, summary: list[tuple[str, str]], 
         f"<div><b>{html.escape(value)}</b>{html.escape(label)}</div>" for label, value in summary) + "</div>")
     for section in sections:
         parts.append(f'<section id="{section.key}"><h2>{html.escape(section.title)}</h2>')
-        if section.svg is None:
+        if section.table is not None:
+            parts.append(f'<div class="tables">{section.table}'
+                         f'<p class="caption">{html.escape(section.caption)}</p></div>')
+        elif section.svg is None:
             parts.append(f'<p class="empty">{html.escape(section.empty_note)}</p>')
         else:
             parts.append("<figure>" + inline_svg(section.svg, section.key, section.title)

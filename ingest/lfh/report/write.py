@@ -13,6 +13,7 @@ import polars as pl
 from lfh.report import figures
 from lfh.report.data import read_marts
 from lfh.report.html import Section, render_page, svg_document
+from lfh.report.versions import versions_section
 
 SIMULATED_LABELER_PREFIX = "sim-"
 NO_HAND_LABELS = ("No hand labels in this warehouse (they come with the study's audit and training workbooks: "
@@ -115,7 +116,7 @@ def _sections(marts: dict[str, pl.DataFrame]) -> list[Section]:
             "together, its finding does not depend on the choice; fct_race_sensitivity gives every cell and its "
             "largest relative change (docs/RACE_NAMES.md)."),
             figures.race_sensitivity(marts["fct_race_sensitivity"]), no_rows),
-    ] + _ranking_sections(marts)
+    ] + _ranking_sections(marts) + [versions_section(marts)]
 
 
 def _ranking_sections(marts: dict[str, pl.DataFrame]) -> list[Section]:

@@ -27,6 +27,9 @@ class SimModel:
     # Planted differences between models in who is cast as subordinate (issue 21): a race multiplier per condition
     # applied on top of race.condition_multiplier for this model only. Empty (the default) = no difference.
     condition_multiplier: dict[str, dict[str, float]] = field(default_factory=dict)
+    # The model version its responses report (written as model_version in the story file), for waves: two entries
+    # with the same name and different versions are two waves of one model (docs/RUNS.md). None = not reported.
+    version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,29 @@ def _model_condition_multipliers(table: object, index: int, source: Path) -> dic
             for condition, pools in table.items()}
 
 
+def _version(value: object, index: int, source: Path) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{source}: models[{index}].version = {value!r}: write the version name as text")
+    return value.strip()
+
+
+def _check_waves(models: list[SimModel], source: Path) -> None:
+    """Entries sharing a name are waves of one model: each needs its own version, and all must write the same
+    spellings (they are one model's stories)."""
+    by_name: dict[str, list[SimModel]] = {}
+    for model in models:
+        by_name.setdefault(model.name, []).append(model)
+    for name, waves in by_name.items():
+        if len(waves) < 2:
+            continue
+        versions = [wave.version for wave in waves]
+        if None in versions or len(set(versions)) != len(versions):
+            raise ConfigError(f"{source}: models named {name!r} appear {len(waves)} times: waves of one model need "
+                              f"a distinct `version` each (found {versions})")
+
+
 def load_config(path: Path | None = None) -> SimConfig:
     source = (path or default_config_path()).resolve()
     try:
@@ -145,9 +171,11 @@ def load_config(path: Path | None = None) -> SimConfig:
                                            f"models[{index}].gender_multiplier", source),
             named_multiplier=float(entry.get("named_multiplier", 1.0)),
             condition_multiplier=_model_condition_multipliers(entry.get("condition_multiplier", {}), index, source),
+            version=_version(entry.get("version"), index, source),
         ))
     if not models:
         raise ConfigError(f"{source}: define at least one [[models]] entry")
+    _check_waves(models, source)
 
     samples = int(_require(raw, "samples_per_story", source))
     stories = int(_require(raw, "stories_per_prompt", source))

@@ -229,7 +229,9 @@ def _write_texts(config: SimConfig, design: Design, model_index: np.ndarray, pro
 
 
 def story_frame(stories: pl.DataFrame, design: Design) -> pl.DataFrame:
-    """The stories in the project's story file format (docs/CONTRACTS.md), with content-derived ids."""
+    """The stories in the project's story file format (docs/CONTRACTS.md), with content-derived ids and the
+    model_version each story's model (wave) reports (Design.versions; null where the config gives none). Two waves
+    of one model writing the same text get occurrences 1 and 2: two stories."""
     prompts = pl.DataFrame({
         "prompt_index": np.arange(len(design.prompts)),
         "prompt_id": [prompt.prompt_id for prompt in design.prompts],
@@ -242,6 +244,9 @@ def story_frame(stories: pl.DataFrame, design: Design) -> pl.DataFrame:
                                         stories["model"].unique().to_list()}).alias("model_canonical"),
         (pl.lit(START_TIME).str.to_datetime() + pl.duration(seconds=pl.col("story_index")))
         .dt.strftime("%Y-%m-%dT%H:%M:%SZ").alias("time"),
+        # the version a wave's responses report (SimModel.version; null when the config gives none)
+        pl.col("model_index").replace_strict(dict(enumerate(design.versions)), return_dtype=pl.String, default=None)
+        .alias("model_version"),
     ).with_columns((pl.int_range(pl.len()).over(["model_canonical", "query", "text"]) + 1).alias("occurrence"))
     ids = [story_id(model, query, text, occurrence) for model, query, text, occurrence in zip(
         frame["model_canonical"], frame["query"], frame["text"], frame["occurrence"], strict=True)]

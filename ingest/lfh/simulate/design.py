@@ -26,6 +26,7 @@ class Design:
     pool_mix: np.ndarray            # (rows, 7): P(name pool) in RACE_POOLS order, given a name
     couple_shares: np.ndarray       # (6,) in COUPLE_TYPES order
     prompts: tuple[CatalogPrompt, ...]
+    versions: tuple[str | None, ...] = ()  # per model_index: the version its stories report (SimModel.version)
 
 
 def _condition(prompt: CatalogPrompt, role: str) -> str:
@@ -85,4 +86,4 @@ def build_design(config: SimConfig) -> Design:
                 })
     return Design(rows=pl.DataFrame(records).with_row_index("design_index"), gender=np.array(gender_rows),
                   named=np.array(named_rows), pool_mix=np.array(mix_rows), couple_shares=couple_vector(config),
-                  prompts=prompts)
+                  prompts=prompts, versions=tuple(model.version for model in config.models))

@@ -22,7 +22,7 @@ from lfh.simulate.design import build_design
 from lfh.simulate.lexicon import build_pools, read_lexicon
 from lfh.simulate.truth import planted_truth
 
-STORY_COLUMNS = ["story_id", "model", "query", "subject", "object", "text", "time", "prompt_id"]
+STORY_COLUMNS = ["story_id", "model", "query", "subject", "object", "text", "time", "prompt_id", "model_version"]
 # Hidden so that `lfh ingest <folder>` (which reads every .json it finds) leaves it alone.
 TRUTH_FILE = ".planted_truth.json"
 

@@ -100,7 +100,7 @@ def occupation_truth(design: Design, pools: pl.DataFrame, characters_per_row: in
 
 
 def couple_truth(config: SimConfig) -> pl.DataFrame:
-    models = [model.name for model in config.models] + [ALL_MODELS]
+    models = list(dict.fromkeys(model.name for model in config.models)) + [ALL_MODELS]  # waves: one model
     return pl.DataFrame([{"model": model, "couple_type": couple, "expected_share": config.couple_shares[couple]}
                          for model in models for couple in COUPLE_TYPES])
 

@@ -54,16 +54,12 @@ share_contrasts as (
 
     select
         share_pairs.*,
-        ln({{ subordination_ratio('share_pairs.numerator_a', 'share_pairs.denominator_a', 'share_pairs.numerator_b',
-                                  'share_pairs.denominator_b', 'share_pairs.epsilon') }}) as log_ratio,
-        case when share_pairs.denominator_a > 0 and share_pairs.denominator_b > 0 then
-            {{ log_share_variance('share_pairs.sum_of_squares_a + share_pairs.epsilon',
-                                  'share_pairs.numerator_a + share_pairs.epsilon',
-                                  'share_pairs.denominator_a + share_pairs.epsilon') }}
-            + {{ log_share_variance('share_pairs.sum_of_squares_b + share_pairs.epsilon',
-                                    'share_pairs.numerator_b + share_pairs.epsilon',
-                                    'share_pairs.denominator_b + share_pairs.epsilon') }}
-        end as log_variance,
+        {{ share_pair_log_ratio('share_pairs.numerator_a', 'share_pairs.denominator_a', 'share_pairs.numerator_b',
+                                'share_pairs.denominator_b', 'share_pairs.epsilon') }} as log_ratio,
+        {{ share_pair_log_variance('share_pairs.sum_of_squares_a', 'share_pairs.numerator_a',
+                                   'share_pairs.denominator_a', 'share_pairs.sum_of_squares_b',
+                                   'share_pairs.numerator_b', 'share_pairs.denominator_b',
+                                   'share_pairs.epsilon') }} as log_variance,
         ln(corrected_a.corrected_share / corrected_b.corrected_share) as corrected_log_ratio,
         {{ independent_log_ratio_variance('corrected_a.corrected_share', 'corrected_b.corrected_share',
                                           'corrected_a.corrected_share_variance',
@@ -91,12 +87,10 @@ subordination_logs as (
         subordination.gender,
         subordination.subordination_ratio,
         ln(subordination.subordination_ratio) as log_ratio,
-        {{ log_share_variance('sub.sum_of_squares + subordination.epsilon',
-                              'subordination.subordinate_numerator + subordination.epsilon',
-                              'subordination.subordinate_denominator + subordination.epsilon') }}
-        + {{ log_share_variance('dom.sum_of_squares + subordination.epsilon',
-                                'subordination.dominant_numerator + subordination.epsilon',
-                                'subordination.dominant_denominator + subordination.epsilon') }} as log_variance
+        {{ subordination_log_variance('sub.sum_of_squares', 'subordination.subordinate_numerator',
+                                      'subordination.subordinate_denominator', 'dom.sum_of_squares',
+                                      'subordination.dominant_numerator', 'subordination.dominant_denominator',
+                                      'subordination.epsilon') }} as log_variance
     from subordination
     inner join moments as sub
         on sub.condition = 'subordinate'

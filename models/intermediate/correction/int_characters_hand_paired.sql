@@ -7,6 +7,7 @@ with
 characters as (
     select story_id, role, model, domain, condition, prompt_id, role_text, gender
     from {{ ref('int_characters_joined') }}
+    where {{ in_selected_versions('story_id') }}  -- the model versions the measures use (docs/RUNS.md)
 ),
 
 hand_labels as (

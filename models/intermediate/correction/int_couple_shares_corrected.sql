@@ -30,6 +30,7 @@ couples as (
     from {{ ref('int_couples_typed') }} as typed
     left join story_conditions on typed.story_id = story_conditions.story_id
     where typed.characters = 2
+        and {{ in_selected_versions('typed.story_id') }}  -- the model versions the measures use
     group by
         typed.model,
         coalesce(story_conditions.prompt_condition, 'power_neutral'),

@@ -1,5 +1,6 @@
--- Characters summed into cells of model x domain x condition x gender, plus the same cells over all models
--- (var all_models_label). Every count-based measure reads these cells, so the characters are scanned once.
+-- Characters summed into cells of model x domain x condition x gender (macro character_cells_summed, which
+-- int_version_cells_summed calls per model version), plus the same cells over all models (var all_models_label).
+-- Every count-based measure reads these cells, so the characters are scanned once.
 -- Race weights are summed over characters with race only (has_race: a matched first name, or a matched
 -- surname under var race_name_source = first_then_surname; a weight is 0 without race, but a null or a stray
 -- weight must not enter a race count). with_matched_name counts matched first names (the study's coverage);
@@ -22,35 +23,15 @@ with characters as (
             {{ race_weight_column(race) }}{% if not loop.last %},{% endif %}
         {%- endfor %}
     from {{ ref('int_characters_joined') }}
+    -- the model versions the measures use (int_model_versions_ranked.is_selected; all stories when each model
+    -- has one version)
+    where {{ in_selected_versions('story_id') }}
 
 ),
 
 per_model as (
 
-    select
-        model,
-        domain,
-        condition,
-        gender,
-        cast(count(*) as bigint) as characters,
-        cast(count(first_name) as bigint) as with_name,
-        cast(sum(case when name_matched then 1 else 0 end) as bigint) as with_matched_name,
-        cast(sum(case when has_race then 1 else 0 end) as bigint) as with_race,
-        cast(sum(case when race_source = 'first_name' then 1 else 0 end) as bigint) as with_race_from_first_name,
-        cast(sum(case when race_source = 'surname' then 1 else 0 end) as bigint) as with_race_from_surname,
-        {%- for race in measure_race_codes() %}
-            cast(sum(case when has_race then coalesce({{ race_weight_column(race) }}, 0) else 0 end) as double)
-                as weight_sum_{{ race }},
-        {%- endfor %}
-        {%- for race in measure_race_codes() %}
-            cast(sum(case
-                when has_race
-                    then coalesce({{ race_weight_column(race) }}, 0) * coalesce({{ race_weight_column(race) }}, 0)
-                else 0
-            end) as double) as square_sum_{{ race }}{% if not loop.last %},{% endif %}
-        {%- endfor %}
-    from characters
-    group by model, domain, condition, gender
+    {{ character_cells_summed('characters', ['model']) }}
 
 ),
 

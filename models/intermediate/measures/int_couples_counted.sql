@@ -8,6 +8,7 @@ with couples as (
 
     select model, inferred_couple_type
     from {{ ref('int_couples_typed') }}
+    where {{ in_selected_versions('story_id') }}  -- the model versions the measures use (docs/RUNS.md)
 
 ),
 

@@ -17,6 +17,7 @@ with characters as (
 
     select model, domain, condition, first_name_key, last_name_key
     from {{ ref('int_characters_joined') }}
+    where {{ in_selected_versions('story_id') }}  -- the model versions the measures use (docs/RUNS.md)
 
 ),
 

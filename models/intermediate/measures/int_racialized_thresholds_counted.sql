@@ -23,6 +23,7 @@ with characters as (
         condition in ('subordinate', 'dominant')
         and gender in {{ sql_in_list(racialized_gender_codes()) }}
         and has_race
+        and {{ in_selected_versions('story_id') }}  -- the model versions the measures use (docs/RUNS.md)
 
 ),
 

@@ -16,6 +16,7 @@ with characters as (
         {%- endfor %}
     from {{ ref('int_characters_joined') }}  -- not fct_characters: no model reads a mart (tests/test_layers.py)
     where domain = 'labor' and role = 'subject'
+        and {{ in_selected_versions('story_id') }}  -- the model versions the measures use (docs/RUNS.md)
 
 ),
 

@@ -14,6 +14,7 @@ with characters as (
     {%- endfor %}
     from {{ ref('fct_characters') }}
     where name_matched and first_name is not null
+        and {{ in_selected_versions('story_id') }}  -- the model versions the measures use (docs/RUNS.md)
 
 ),
 
