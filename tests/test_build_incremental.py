@@ -30,8 +30,9 @@ INCREMENTAL_MODELS = ("int_stories_placed", "int_labeling_runs_selected", "int_l
                       "int_characters_named", "int_characters_joined", "dim_stories", "fct_characters")
 
 
-# when and in which load a row landed differs between two warehouses by construction
-LOAD_COLUMNS = {"loaded_at", "load_id", "last_loaded_at"}
+# when and in which load a row landed differs between two warehouses by construction, and so do the times derived
+# from it: int_model_versions_ranked places a run without a manifest in time by when its rows were loaded
+LOAD_COLUMNS = {"loaded_at", "load_id", "last_loaded_at", "first_run_at", "version_at"}
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
