@@ -49,6 +49,15 @@ class CellCoverage:
     widths: list[float] = field(default_factory=list)
 
 
+def relation_as_compiled(relation_name: str, code: str) -> str:
+    """How compiled SQL names a relation: dbt's full name (`relation_name`), or on DuckDB schema.name without the
+    catalog (macros/dialect/relation_names.sql renders every ref() so). The full name where `code` holds it."""
+    if relation_name in code:
+        return relation_name
+    parts = relation_name.split(".")
+    return ".".join(parts[1:]) if len(parts) == 3 else relation_name
+
+
 def compiled_correction_sql(db_path: Path, target_path: Path, dbt_vars: dict | None = None) -> dict[str, str]:
     """The compiled SELECT of each correction model (with `dbt_vars` over the project's vars), with the relation
     of units it reads as a placeholder (UNITS: the paired characters; COUPLES: the typed couples)."""
@@ -132,7 +141,7 @@ def compiled_machine_class_sql(db_path: Path, target_path: Path, dbt_vars: dict 
     manifest = json.loads((target_path / "manifest.json").read_text())
     nodes = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
     for kind, (_, units_model, placeholder) in CORRECTION_MODELS.items():
-        relation = nodes[units_model]["relation_name"]
+        relation = relation_as_compiled(nodes[units_model]["relation_name"], queries[kind])
         if relation not in queries[kind]:
             raise CorrectionCheckError(f"the {kind} model by class does not read {relation}")
         queries[kind] = queries[kind].replace(relation, placeholder)
@@ -146,8 +155,8 @@ def correction_sql_from_manifest(target_path: Path) -> dict[str, str]:
     nodes = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
     queries = {}
     for kind, (model, units_model, placeholder) in CORRECTION_MODELS.items():
-        units_relation = nodes[units_model]["relation_name"]
         code = nodes[model].get("compiled_code")
+        units_relation = relation_as_compiled(nodes[units_model]["relation_name"], code or "")
         if not code or units_relation not in code:
             raise CorrectionCheckError(f"{model}: no compiled SQL reading {units_relation} in {target_path}")
         queries[kind] = code.replace(units_relation, placeholder)

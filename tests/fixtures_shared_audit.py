@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from conftest import build_once
 
-from bench.correction_check import CORRECTION_MODELS, CorrectionCheckError
+from bench.correction_check import CORRECTION_MODELS, CorrectionCheckError, relation_as_compiled
 from lfh.paths import project_root
 
 # Every var set a test compiles the correction models with (tests/test_ppi_*.py). Another test that needs another
@@ -104,7 +104,8 @@ def correction_queries(compiled: dict[str, dict], key: str) -> dict[str, str]:
     relation of units it reads as its placeholder."""
     queries = {}
     for kind, (model, units_model, placeholder) in CORRECTION_MODELS.items():
-        code, units_relation = compiled[key][model], compiled["relations"][units_model]
+        code = compiled[key][model]
+        units_relation = relation_as_compiled(compiled["relations"][units_model], code or "")
         if not code or units_relation not in code:
             raise CorrectionCheckError(f"{model}: no compiled SQL reading {units_relation}")
         queries[kind] = code.replace(units_relation, placeholder)

@@ -129,8 +129,11 @@ def run_on_couples(query: str, couples: list[tuple], characters: list[tuple]) ->
     connection.executemany("insert into couples values (?, ?, ?, ?, ?, ?, ?)", couples)
     connection.execute("create table paired (story_id varchar, domain varchar, condition varchar)")
     connection.executemany("insert into paired values (?, ?, ?)", characters)
+    # no model version set aside (the couple model reads the set-aside stories by schema.name)
+    connection.execute("create schema intermediate; "
+                       "create table intermediate.int_story_versions_set_aside (story_id varchar)")
     query = query.replace(COUPLES, "couples")
-    query = re.sub(r'"[^"]*"\."[^"]*"\."int_characters_hand_paired"', "paired", query)
+    query = re.sub(r'(?:"[^"]*"\.)?"[^"]*"\."int_characters_hand_paired"', "paired", query)
     return {(model, kind): (share, variance) for model, kind, share, variance in connection.execute(
         f"select model, couple_type, corrected_share, corrected_share_variance from ({query})").fetchall()}
 
