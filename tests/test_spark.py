@@ -152,30 +152,32 @@ def _filled_audit_workbook(parquet_dir: Path, path: Path) -> int:
 
 @pytest.fixture(scope="module")
 def landed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small simulated corpus (500 stories, one label response each; a fourth model in two waves), a
-    hand-labeled audit sample of 167 of them and the test lexicon, landed as Parquet files."""
+    """A small simulated corpus (300 stories, one label response each), a hand-labeled audit sample of 100 of
+    them, a fourth model in two waves (200 stories) and the test lexicon, landed as Parquet files."""
     if shutil.which("java") is None:
         pytest.skip("no java on PATH: `make test` installs openjdk-17-jre-headless (Debian)")
     root = tmp_path_factory.mktemp("spark")
     lexicon_db = root / "lexicon.duckdb"
     write_test_lexicon(lexicon_db)
-    config = load_config()
-    # and a fourth model in two waves (versions), so that fct_model_drift has rows to compare (docs/RUNS.md); the
-    # measures count its later wave only, the three models' stories all
-    wave = replace(config.models[0], name="SimWave", spellings=("SimWave",), version="SimWave-1")
-    waves = (wave, replace(wave, version="SimWave-2", race_multiplier={"black": 2.0}))
-    run_simulation(replace(config, stories_per_prompt=1, models=(*config.models, *waves)), root / "landing",
-                   lexicon_db)
+    run_simulation(replace(load_config(), stories_per_prompt=1), root / "landing", lexicon_db)
     parquet_dir = root / "raw_parquet"
     with ParquetSink(parquet_dir) as sink:
         results, _skipped = ingest_paths([root / "landing"], sink=sink)
     assert all(result.error is None for result in results)
     audit = root / "audit" / "audit_sample.xlsx"
     audit.parent.mkdir()
-    assert _filled_audit_workbook(parquet_dir, audit) == 167  # every third of the 500 stories
+    assert _filled_audit_workbook(parquet_dir, audit) == 100
     with ParquetSink(parquet_dir) as sink:
         results, _skipped = ingest_paths([audit], sink=sink)
     assert [result.error for result in results] == [None]
+    # a fourth model in two waves (versions), landed after the audit sample so that the hand-labeled stories stay
+    # those above: fct_model_drift has rows to compare (docs/RUNS.md); the measures count its later wave only
+    wave = replace(load_config().models[0], name="SimWave", spellings=("SimWave",), version="SimWave-1")
+    waves = (wave, replace(wave, version="SimWave-2", race_multiplier={"black": 2.0}))
+    run_simulation(replace(load_config(), stories_per_prompt=1, models=waves), root / "landing-waves", lexicon_db)
+    with ParquetSink(parquet_dir) as sink:
+        results, _skipped = ingest_paths([root / "landing-waves"], sink=sink)
+    assert all(result.error is None for result in results)
     hand_labels = duckdb.sql(f"select count(*) from read_parquet('{parquet_dir / 'hand_labels' / '*.parquet'}')")
     assert hand_labels.fetchone()[0] >= 150  # subjects of every sampled story, objects of the two-character ones
     connection = duckdb.connect(str(lexicon_db), read_only=True)
