@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from lfh.lock import process_alive
+
 PARTIAL_MARK = ".partial-"
 RETIRED_MARK = ".old-"  # a folder being replaced, between its two renames
 
@@ -71,15 +73,5 @@ def remove_stale_partials(folder: Path) -> None:
         if mark is None or not entry.name.startswith("."):
             continue
         pid = entry.name.rsplit(mark, 1)[1]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not process_alive(int(pid)):
             _remove(entry)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

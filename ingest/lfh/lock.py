@@ -83,7 +83,8 @@ def read_owner(path: Path) -> dict | None:
     return owner if isinstance(owner, dict) else None
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process with this id runs (one of another user counts as running)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -104,7 +105,7 @@ def _live_writer(path: Path) -> dict | None:
     """The writer the lock file names when that process still runs (else the holders are readers, or a dbt child
     finishing after its build died)."""
     owner = read_owner(path)
-    if owner and owner.get("pid") and _alive(int(owner["pid"])):
+    if owner and owner.get("pid") and process_alive(int(owner["pid"])):
         return owner
     return None
 
@@ -281,5 +282,5 @@ def stale_note(held: HeldLock) -> str | None:
     owner = held.stale_owner
     if not owner or not owner.get("pid"):
         return None
-    state = "still running, but no longer holds it" if _alive(int(owner["pid"])) else "no longer running"
+    state = "still running, but no longer holds it" if process_alive(int(owner["pid"])) else "no longer running"
     return f"note: took over a stale warehouse lock left by {describe_owner(owner)} ({state})"

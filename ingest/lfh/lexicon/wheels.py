@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lfh.errors import LexiconError
+from lfh.lock import process_alive
 from lfh.paths import cache_dir
 
 
@@ -103,13 +104,7 @@ def _owner_alive(folder: Path) -> bool:
     owner = folder.name.removeprefix(DOWNLOAD_PREFIX).split("-", 1)[0]
     if not owner.isdigit():
         return time.time() - folder.stat().st_mtime < STALE_UNOWNED_SECONDS
-    try:
-        os.kill(int(owner), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return process_alive(int(owner))
 
 
 def remove_stale_downloads(target_dir: Path) -> None:
