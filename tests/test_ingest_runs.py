@@ -143,7 +143,7 @@ def test_rows_keep_their_run_and_rows_without_one_get_their_files_run(tmp_path: 
     sha, label_sha = file_sha256(stories), file_sha256(labels)
     synthesized = f"file:{sha}:ChatGPT3.5"
     assert query_all(warehouse, "select run_id, model_id, model_version, system_fingerprint, count(*) "
-                                "from raw.stories group by all order by 1") == [
+                                "from raw.stories group by all order by 1, 3 nulls first") == [
         (RUN_ID, "gpt-4o", "gpt-4o-2024-08-06", "fp_1", 2), (synthesized, None, None, None, 2),
         (synthesized, None, "gpt-3.5-turbo-0613", None, 1)]
     rows = query_all(warehouse, "select run_id, run_kind, model, model_canonical, reported_models, started_at, "
