@@ -24,9 +24,8 @@ LFH = str(Path(sys.executable).parent / "lfh")
 FAKE_DBT = Path(__file__).parent / "fake_dbt.py"
 
 
-@pytest.fixture
-def fake_dbt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A dbt stand-in; returns its work folder (dbt.pid, calls.jsonl)."""
+def install_fake_dbt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Put the dbt stand-in where `lfh build` looks for dbt; returns its work folder (dbt.pid, calls.jsonl)."""
     workdir = tmp_path / "fake_dbt"
     workdir.mkdir()
     script = workdir / "dbt"
@@ -35,6 +34,12 @@ def fake_dbt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LFH_DBT_EXECUTABLE", str(script))
     monkeypatch.setenv("FAKE_DBT_DIR", str(workdir))
     return workdir
+
+
+@pytest.fixture
+def fake_dbt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A dbt stand-in; returns its work folder (dbt.pid, calls.jsonl)."""
+    return install_fake_dbt(tmp_path, monkeypatch)
 
 
 @pytest.fixture

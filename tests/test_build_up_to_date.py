@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from test_build_cli import FAKE_DBT, calls, run_lfh
+from test_build_cli import calls, install_fake_dbt, run_lfh
 
 from lfh.build.fingerprint import LEXICON_TABLES, story_sources
 from lfh.build.state import landed_signature
@@ -24,15 +24,8 @@ NOTHING = "nothing to build:"
 
 @pytest.fixture
 def fake_dbt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    workdir = tmp_path / "fake_dbt"
-    workdir.mkdir()
-    script = workdir / "dbt"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_DBT}" "$@"\n')
-    script.chmod(0o755)
-    monkeypatch.setenv("LFH_DBT_EXECUTABLE", str(script))
-    monkeypatch.setenv("FAKE_DBT_DIR", str(workdir))
     monkeypatch.setenv("FAKE_DBT_NODES", "3")
-    return workdir
+    return install_fake_dbt(tmp_path, monkeypatch)
 
 
 @pytest.fixture
