@@ -26,7 +26,8 @@ def main() -> int:
     with (workdir / "calls.jsonl").open("a") as calls:
         calls.write(json.dumps(sys.argv[1:]) + "\n")
     # where dbt was started and the warehouse its profile reads (lfh.build.runner: the folder and the bare name)
-    (workdir / "started_in.json").write_text(json.dumps({"cwd": os.getcwd(), "LFH_DB": os.environ.get("LFH_DB")}))
+    started = {"cwd": os.getcwd(), **{name: os.environ.get(name) for name in ("LFH_DB", "DBT_LOG_LEVEL_FILE")}}
+    (workdir / "started_in.json").write_text(json.dumps(started))
     nodes = int(os.environ.get("FAKE_DBT_NODES", "50"))
     pause = float(os.environ.get("FAKE_DBT_SLEEP", "0"))
     event("MainReportVersion", "Running with dbt=1.11.16")

@@ -156,7 +156,19 @@ def test_dbt_runs_in_the_warehouse_folder_with_its_bare_name(ready_warehouse: Pa
     result = run_lfh("build", FAKE_DBT_NODES="3")
     assert result.returncode == 0, result.stderr
     started = json.loads((fake_dbt / "started_in.json").read_text())
-    assert started == {"cwd": str(ready_warehouse.parent), "LFH_DB": ready_warehouse.name}
+    assert {key: started[key] for key in ("cwd", "LFH_DB")} == {"cwd": str(ready_warehouse.parent),
+                                                               "LFH_DB": ready_warehouse.name}
+
+
+def test_dbt_logs_to_its_file_at_info_unless_the_user_asks_for_more(ready_warehouse: Path, fake_dbt: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """dbt's debug file log (every statement sent) costs about 8% of a build's CPU (lfh.build.runner): info by
+    default, and dbt's own DBT_LOG_LEVEL_FILE, when the user sets it, wins."""
+    monkeypatch.delenv("DBT_LOG_LEVEL_FILE", raising=False)
+    assert run_lfh("build", FAKE_DBT_NODES="3").returncode == 0
+    assert json.loads((fake_dbt / "started_in.json").read_text())["DBT_LOG_LEVEL_FILE"] == "info"
+    assert run_lfh("build", "--force", FAKE_DBT_NODES="3", DBT_LOG_LEVEL_FILE="debug").returncode == 0
+    assert json.loads((fake_dbt / "started_in.json").read_text())["DBT_LOG_LEVEL_FILE"] == "debug"
 
 
 def test_progress_is_compact(ready_warehouse: Path, fake_dbt: Path) -> None:
