@@ -27,6 +27,7 @@ from test_measures_reference import (
 )
 from test_occupation_reference import occupation_ratios, read_occupations, read_workforce
 
+from lfh.build.unit_tests import passed_at, unit_tests_key
 from lfh.paths import project_root
 
 CHARACTER_COLUMNS = (
@@ -115,6 +116,8 @@ def test_every_dbt_unit_test_ran_and_passed(measures_build: Path) -> None:
     assert len(manifest["unit_tests"]) > 40
     assert {unit_test: statuses.get(unit_test) for unit_test in manifest["unit_tests"]} == dict.fromkeys(
         manifest["unit_tests"], "pass")
+    # and the checkout keeps that they passed: the next warehouse built from it with these vars need not run them
+    assert passed_at(measures_build / "target", unit_tests_key({}, "duckdb"))
 
 
 @pytest.mark.slow

@@ -28,6 +28,7 @@ from lfh.build.fingerprint import (
 from lfh.build.provenance import record_run
 from lfh.build.runner import DbtOutcome, dbt_executable, run_dbt_process
 from lfh.build.state import landed_signature, loads_present, record_build, state_recorded
+from lfh.build.unit_tests import all_passed, passed_at, record_passed, unit_tests_key
 from lfh.build.up_to_date import build_record, nothing_to_do
 from lfh.errors import BuildError
 from lfh.lock import stale_note, warehouse_lock
@@ -58,6 +59,7 @@ def run_dbt(arguments: list[str], db_path: Path | None = None, dbt_vars: dict | 
 
 
 TARGETS = ("duckdb", "spark")
+UNIT_TEST_CHOICES = ("unless_passed", "always", "never")
 RECORDED_COMMANDS = ("build", "run", "seed")  # the dbt commands that build relations
 
 
@@ -78,7 +80,8 @@ def _record(target_db: Path, outcome: DbtOutcome, dbt_vars: dict | None) -> None
 def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, skip_tests: bool = False,
                     full_refresh: bool = False, db_path: Path | None = None,
                     echo: Callable[[str], None] | None = None, target: str = "duckdb",
-                    parquet_dir: Path | None = None, check_up_to_date: bool = True) -> str:
+                    parquet_dir: Path | None = None, check_up_to_date: bool = True,
+                    unit_tests: str = "unless_passed") -> str:
     """Build the warehouse of a target (holding its lock throughout); returns dbt's summary line, or on DuckDB
     the line saying there is nothing to build (nothing_to_build; check_up_to_date=False runs dbt anyway).
 
@@ -86,9 +89,13 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
     parquet_dir, the landed Parquet files; incremental, with a full rebuild whenever the fingerprint changed.
     target "spark": the local Spark target (LFH_SPARK_DIR), its raw tables the landed Parquet files under
     parquet_dir (default parquet_landing_dir()); every model a full table (docs/SCALE_OUT.md), so no fingerprint.
+    dbt's unit tests (UNIT_TEST_CHOICES): "unless_passed" runs them unless they all passed on this checkout with the
+    same key (lfh.build.unit_tests), "always" runs them, "never" leaves them to `make test` (the demo).
     Raises BuildError (BuildInterrupted on Ctrl-C/SIGTERM), WarehouseBusy (a WarehouseError)."""
     if target not in TARGETS:
         raise BuildError(f"unknown target {target!r}: one of {', '.join(TARGETS)}")
+    if unit_tests not in UNIT_TEST_CHOICES:
+        raise BuildError(f"unknown unit_tests {unit_tests!r}: one of {', '.join(UNIT_TEST_CHOICES)}")
     say = echo or (lambda _text: None)
     if target == "spark" and parquet_dir is None:
         parquet_dir = parquet_landing_dir()
@@ -116,12 +123,21 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
         # the unit tests passed at the last complete build on this very project and vars, and the seeds' tables
         # hold the same files: an incremental build neither runs those tests nor reloads the seeds (its data tests
         # still run, on the changed stories: macros/incremental/changed_tests.sql)
-        skip_unit = current is not None and not full_refresh and not selection \
+        skip_unit = current is not None and not full_refresh and not selection and unit_tests != "always" \
             and unit_tests_unchanged(stored, current)
         if skip_unit and not skip_tests:
             say("unit tests and seeds: unchanged since the last build (same SQL, tests, seeds and vars); not run "
                 "again, nor the models that read only the lexicon and seeds")
         unit = ["--exclude-resource-type", "unit_test", "--exclude-resource-type", "seed"] if skip_unit else []
+        unit_key = unit_tests_key(dbt_vars or {}, target)
+        passed_before = None
+        if not (skip_unit or skip_tests or selection) and unit_tests == "unless_passed":
+            passed_before = passed_at(dbt_target_dir(), unit_key)
+        if passed_before:
+            say(f"unit tests: every one passed on this checkout ({passed_before}) with the same SQL, tests, seeds, "
+                "vars and engine; not run again (`lfh build --force` runs them)")
+        if passed_before or (unit_tests == "never" and not skip_unit):
+            unit = ["--exclude-resource-type", "unit_test"]
         if skip_unit:  # and the nodes that read only the lexicon and seeds: the same rows as the last build's
             selector = ["--select", *[f"{source}+" for source in story_sources()]]
         # skip_tests: the seeds and models of `dbt build`, in one dbt process (as `dbt seed` then `dbt run` would
@@ -139,7 +155,11 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
                 raise BuildError(f"dbt {arguments[0]} failed on {where}: "
                                  + explain(outcome.errors, outcome.stdout, target_db, target, outcome.returncode))
             summary = outcome.summary
-        if current is not None and skip_tests and not unit_tests_unchanged(stored, current):
+        if not (skip_unit or skip_tests or selection or passed_before or unit_tests == "never") \
+                and all_passed(dbt_target_dir()):
+            record_passed(dbt_target_dir(), unit_key)
+        if current is not None and (skip_tests or unit_tests == "never") and not passed_before \
+                and not unit_tests_unchanged(stored, current):
             current = {**current, UNIT_TESTS: None}  # they never passed on this project: run them next time
         if current is not None and not selection:  # a partial build leaves the fingerprint cleared: next is full
             with duckdb.connect(str(target_db)) as connection:

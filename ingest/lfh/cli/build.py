@@ -32,7 +32,8 @@ BUILD_HELP = f"""Build every table with dbt (seeds, models, tests) in the wareho
 @click.option("--skip-tests", is_flag=True, help="Seeds and models only: dbt build without the data and unit tests.")
 @click.option("--full-refresh", is_flag=True, help="Rebuild every incremental model from scratch.")
 @click.option("--force", is_flag=True,
-              help="Run dbt even when nothing has landed and nothing has changed since the last complete build.")
+              help="Run dbt even when nothing has landed and nothing has changed since the last complete build, "
+                   "and its unit tests even when they passed on this checkout before.")
 @click.option("--target", type=click.Choice(TARGETS), default="duckdb", show_default=True,
               help="The profiles.yml target: DuckDB (LFH_DB), or Spark (local session under LFH_SPARK_DIR; "
                    "another cluster: edit profiles.yml, docs/SCALE_OUT.md).")
@@ -57,7 +58,8 @@ def build(selection: str | None, variables: tuple[str, ...], skip_tests: bool, f
     click.echo(f"building on Spark in {built}" if target == "spark" else f"building {built} (memory limit {limit})")
     try:
         summary = build_warehouse(selection, dbt_vars, skip_tests, full_refresh, echo=terminal_echo(), target=target,
-                                  parquet_dir=parquet_dir, check_up_to_date=False)  # checked just above
+                                  parquet_dir=parquet_dir, check_up_to_date=False,  # checked just above
+                                  unit_tests="always" if force else "unless_passed")
     except BuildInterrupted as exc:
         click.echo(f"\n{exc}", err=True)
         raise SystemExit(130) from None

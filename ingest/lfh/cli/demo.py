@@ -115,7 +115,10 @@ def demo(stories_per_prompt: int | None, landing: Path | None, reports_dir: Path
             raise click.ClickException("ingest failed; see above")
 
     _step("ingest: land the files in the raw schema", land)
-    _step("build: dbt build (staging, cleaning, measures, tests)", lambda: build_warehouse(db_path=db_path))
+    # dbt's unit tests check the project's SQL on rows they carry, not the corpus: `make test` runs them, as does
+    # `lfh build` until they pass on a checkout (lfh.build.unit_tests); the demo shows the pipeline on its data
+    _step("build: dbt build (staging, cleaning, measures and their data tests; the SQL's unit tests are left to "
+          "`make test` and `lfh build`)", lambda: build_warehouse(db_path=db_path, unit_tests="never"))
     report_path = _step(f"report: {reports_dir / 'index.html'}", lambda: write_report(db_path, reports_dir))
 
     if with_publish:
