@@ -151,7 +151,7 @@ def _truths(connection: duckdb.DuckDBPyConnection) -> dict[tuple, tuple[float, f
         ),
         shares as (
             select model, domain, condition, g.gender,
-                   sum(unit_count) filter (where hand_class = g.gender)::double
+                   coalesce(sum(unit_count) filter (where hand_class = g.gender), 0)::double
                    / nullif(sum(unit_count) filter (where hand_class in ('female', 'male', 'nonbinary')), 0) as truth
             from cells cross join (select unnest(['female', 'male', 'nonbinary']) as gender) as g
             group by all

@@ -4,17 +4,20 @@
 -- means over the model's couples:
 --   a: 1{the pair of genders is t}              b: 1{both genders in female, male, nonbinary}
 -- f from the inferred genders, y from the hand genders, as int_correction_units_counted counts the couples (its
--- couple family; macro correction_units): a couple counts as hand-labeled only when both characters carry a hand
--- label. The rectifier combines the model's own hand-labeled couples and every model's (var ppi_cell_pool_rule;
--- ppi_corrected_shares).
+-- couple family; macro correction_units, its per-story counts summed over the stories): a couple counts as
+-- hand-labeled only when both characters carry a hand label. The rectifier combines the model's own hand-labeled
+-- couples and every model's (var ppi_cell_pool_rule; ppi_corrected_shares).
 -- A model's couples come from power-neutral and power-laden Love stories, two sampling strata of lfh audit-sample:
 -- the cell weights them by size (stratified PPI, macros/stats/ppi_stratified.sql).
 with
 
 couples as (
-    select model, prompt_condition, machine_class, hand_class, is_hand_labeled, unit_count
+    select
+        model, prompt_condition, machine_class, hand_class, is_hand_labeled,
+        cast(sum(unit_count) as bigint) as unit_count
     from {{ correction_units() }}
     where family = 'couple'
+    group by model, prompt_condition, machine_class, hand_class, is_hand_labeled
 ),
 
 couple_types as (

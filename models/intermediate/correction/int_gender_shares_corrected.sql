@@ -3,16 +3,20 @@
 -- as in int_groups_counted. For gender g the share is the ratio of two means over the cell's characters:
 --   a: 1{gender = g}                            b: 1{gender in female, male, nonbinary}
 -- f from the inferred gender, y from the hand gender, as int_correction_units_counted counts the characters (its
--- gender family; macro correction_units). The rectifier combines the cell's own hand labels and the
+-- gender family; macro correction_units), its per-story counts summed over the stories: the sums are the same, over
+-- a few thousand rows instead of about one per character. The rectifier combines the cell's own hand labels and the
 -- cell summed over models (var ppi_cell_pool_rule; ppi_corrected_shares).
 -- No row where no character of the cell's domain x condition has a hand label; null estimates below
 -- var ppi_min_hand_labeled.
 with
 
 units as (
-    select model, domain, condition, machine_class, hand_class, is_hand_labeled, unit_count
+    select
+        model, domain, condition, machine_class, hand_class, is_hand_labeled,
+        cast(sum(unit_count) as bigint) as unit_count
     from {{ correction_units() }}
     where family = 'gender'
+    group by model, domain, condition, machine_class, hand_class, is_hand_labeled
 ),
 
 genders as (

@@ -5,15 +5,18 @@
 -- the share is the ratio of two means over the cell's characters, as the mart's uncorrected share is defined:
 --   a: 1{gender = g}                            b: 1{gender in var occupation_gender_codes (female, male)}
 -- f from the inferred gender, y from the hand gender, as int_correction_units_counted counts the holders (its
--- occupation family; macro correction_units). The rectifier combines the cell's own hand labels and the occupation x condition over every model
--- (var ppi_cell_pool_rule; ppi_corrected_shares). Race shares are not corrected
--- (docs/CORRECTION.md, "What is not corrected").
+-- occupation family; macro correction_units), its per-story counts summed over the stories. The rectifier
+-- combines the cell's own hand labels and the occupation x condition over every model (var ppi_cell_pool_rule;
+-- ppi_corrected_shares). Race shares are not corrected (docs/CORRECTION.md, "What is not corrected").
 with
 
 units as (
-    select model, cell_key as occupation, condition, machine_class, hand_class, is_hand_labeled, unit_count
+    select
+        model, cell_key as occupation, condition, machine_class, hand_class, is_hand_labeled,
+        cast(sum(unit_count) as bigint) as unit_count
     from {{ correction_units() }}
     where family = 'occupation'
+    group by model, cell_key, condition, machine_class, hand_class, is_hand_labeled
 ),
 
 genders as (
