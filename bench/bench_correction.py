@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.correction_check import CORRECTION_MODELS, category_table, report_lines, run_splits
+from bench.correction_check import CORRECTION_MODELS, category_table, check_vars, checked_sql, report_lines, run_splits
 from lfh.build.dbt import run_dbt
 from lfh.paths import project_root
 
@@ -117,14 +117,13 @@ def plain_interval_queries(workdir: Path, dbt_vars: dict) -> dict[str, str]:
     interval.write_text(text)
     target = copy / "target"
     environment = {**os.environ, "LFH_DB": str(copy / "lfh.duckdb")}
-    models = [name for entry in CORRECTION_MODELS.values() for name in entry[:2]]
     subprocess.run([str(Path(sys.executable).parent / "dbt"), "compile", "--project-dir", str(copy), "--profiles-dir",
-                    str(copy), "--select", *models, "--target-path", str(target), "--vars", json.dumps(dbt_vars)],
+                    str(copy), "--select", *CORRECTION_MODELS.values(), "--target-path", str(target),
+                    "--vars", json.dumps(check_vars(dbt_vars))],
                    env=environment, cwd=copy, check=True, capture_output=True)
     nodes = {node["name"]: node for node in json.loads((target / "manifest.json").read_text())["nodes"].values()
              if node["resource_type"] == "model"}
-    return {kind: nodes[model]["compiled_code"].replace(nodes[units]["relation_name"], placeholder)
-            for kind, (model, units, placeholder) in CORRECTION_MODELS.items()}
+    return {kind: checked_sql(model, nodes[model]["compiled_code"]) for kind, model in CORRECTION_MODELS.items()}
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@ correction models' own compiled SQL on each split, and count how often the corre
 the hand labels give on the whole set. The uncorrected (machine-label, Wilson) interval of the mart is the same
 for every split: it covers that share or it does not.
 
-One dbt compile, then one small query per split and model on the one warehouse: no dbt build per split.
+One dbt compile, then one small query per split and model on the one warehouse: no dbt build per split. The
+models are compiled with var correction_units_relation = UNITS (macro correction_units), so that they read their
+units from UNITS; each split makes UNITS a copy of int_correction_units_counted with the hand labels of the hidden
+stories taken off.
 """
 
 from __future__ import annotations
@@ -19,18 +22,17 @@ import duckdb
 
 from lfh.build.dbt import run_dbt
 
-PAIRED_MODEL = "int_characters_hand_paired"
-COUPLES_MODEL = "int_couples_typed"
-# kind -> (correction model, the relation of units it reads, which the check masks, and its placeholder)
-CORRECTION_MODELS = {"gender": ("int_gender_shares_corrected", PAIRED_MODEL, "__ppi_check_units__"),
-                     "couple": ("int_couple_shares_corrected", COUPLES_MODEL, "__ppi_check_couples__")}
+COUNTED_MODEL = "int_correction_units_counted"
+COUNTED = f"intermediate.{COUNTED_MODEL}"
+# kind -> the correction model the check scores
+CORRECTION_MODELS = {"gender": "int_gender_shares_corrected", "couple": "int_couple_shares_corrected"}
+# the relation the checks' compiled correction SQL reads its units from (a temp table or view of the check's
+# connection, with the columns of int_correction_units_counted), and the var that makes the models read it
+UNITS = "ppi_check_units"
+CHECK_VARS = {"correction_units_relation": UNITS}
 KEPT_TABLE = "ppi_check_kept_stories"
-MASKED_TABLE = "ppi_check_masked_units"
-MASKED_COUPLES = "ppi_check_masked_couples"
 KEPT_SPLITS = "ppi_check_kept_splits"  # (split, story_id): every split's hand-labeled stories
 SPLIT_MARK = "#split"  # domain || SPLIT_MARK || split: one gender run scores every split
-UNITS = CORRECTION_MODELS["gender"][2]
-COUPLES = CORRECTION_MODELS["couple"][2]
 
 
 class CorrectionCheckError(RuntimeError):
@@ -49,135 +51,108 @@ class CellCoverage:
     widths: list[float] = field(default_factory=list)
 
 
-def relation_as_compiled(relation_name: str, code: str) -> str:
-    """How compiled SQL names a relation: dbt's full name (`relation_name`), or on DuckDB schema.name without the
-    catalog (macros/dialect/relation_names.sql renders every ref() so). The full name where `code` holds it."""
-    if relation_name in code:
-        return relation_name
-    parts = relation_name.split(".")
-    return ".".join(parts[1:]) if len(parts) == 3 else relation_name
+def check_vars(dbt_vars: dict | None = None) -> dict:
+    """`dbt_vars` with CHECK_VARS: what the checks compile the correction models with."""
+    return {**(dbt_vars or {}), **CHECK_VARS}
 
 
 def compiled_correction_sql(db_path: Path, target_path: Path, dbt_vars: dict | None = None) -> dict[str, str]:
-    """The compiled SELECT of each correction model (with `dbt_vars` over the project's vars), with the relation
-    of units it reads as a placeholder (UNITS: the paired characters; COUPLES: the typed couples)."""
-    models = [name for entry in CORRECTION_MODELS.values() for name in entry[:2]]
-    run_dbt(["compile", "--select", *models, "--target-path", str(target_path)],
-            db_path=db_path, dbt_vars=dbt_vars, capture=True)
+    """The compiled SELECT of each correction model (with `dbt_vars` over the project's vars), reading its units
+    from UNITS (check_vars)."""
+    run_dbt(["compile", "--select", *CORRECTION_MODELS.values(), "--target-path", str(target_path)],
+            db_path=db_path, dbt_vars=check_vars(dbt_vars), capture=True)
     return correction_sql_from_manifest(target_path)
 
 
-# The gender and couple correction models with the story's machine-label class (lfh.audit.plan.STORY_CLASSES_SQL) as
-# one more stratum key: the same macros as the models, for measuring stratified PPI over strata model x domain x
-# condition x machine-label class before any model uses them (docs/CORRECTION.md, "Strata on the machine labels").
+# The gender and couple correction models with the story's machine-label class (int_correction_units_counted's
+# story_class) as one more stratum key: the same macros as the models, for measuring stratified PPI over strata
+# model x domain x condition x machine-label class before any model uses them (docs/CORRECTION.md, "Strata on the
+# machine labels").
 _GENDER_BY_CLASS = """
-with story_classes as ({classes}),
-units as (
-    select paired.model, paired.domain, paired.condition, story_classes.machine_class, paired.inferred_gender,
-           paired.hand_gender, paired.is_hand_labeled, count(*) as unit_count
-    from {{{{ ref('int_characters_hand_paired') }}}} as paired
-    inner join story_classes on paired.story_id = story_classes.story_id
-    group by 1, 2, 3, 4, 5, 6, 7
+with units as (
+    select model, domain, condition, story_class, machine_class, hand_class, is_hand_labeled, unit_count
+    from {{ correction_units() }}
+    where family = 'gender'
 ),
-genders as ({{{{ codes_relation(measure_gender_codes(), 'gender') }}}}),
+genders as ({{ codes_relation(measure_gender_codes(), 'gender') }}),
 indicators as (
-    select units.model, units.domain, units.condition, units.machine_class, genders.gender, units.is_hand_labeled,
+    select units.model, units.domain, units.condition, units.story_class, genders.gender, units.is_hand_labeled,
         units.unit_count,
-        case when units.inferred_gender = genders.gender then 1.0 else 0.0 end as f_a,
-        case when units.inferred_gender in {{{{ sql_in_list(measure_gender_codes()) }}}} then 1.0 else 0.0 end as f_b,
-        case when units.hand_gender = genders.gender then 1.0 else 0.0 end as y_a,
-        case when units.hand_gender in {{{{ sql_in_list(measure_gender_codes()) }}}} then 1.0 else 0.0 end as y_b
+        case when units.machine_class = genders.gender then 1.0 else 0.0 end as f_a,
+        case when units.machine_class in {{ sql_in_list(measure_gender_codes()) }} then 1.0 else 0.0 end as f_b,
+        case when units.hand_class = genders.gender then 1.0 else 0.0 end as y_a,
+        case when units.hand_class in {{ sql_in_list(measure_gender_codes()) }} then 1.0 else 0.0 end as y_b
     from units cross join genders
 )
-{{{{ ppi_corrected_shares('indicators', ['domain', 'condition', 'gender'], stratum_keys=['machine_class']) }}}}
+{{ ppi_corrected_shares('indicators', ['domain', 'condition', 'gender'], stratum_keys=['story_class']) }}
 """
 _COUPLE_BY_CLASS = """
-with story_classes as ({classes}),
-story_conditions as (
-    select story_id,
-        max(case when condition = 'baseline' then 'power_neutral' else 'power_laden' end) as prompt_condition
-    from {{{{ ref('int_characters_hand_paired') }}}}
-    where domain = 'love'
-    group by story_id
+with couples as (
+    select model, prompt_condition, story_class, machine_class, hand_class, is_hand_labeled, unit_count
+    from {{ correction_units() }}
+    where family = 'couple'
 ),
-couples as (
-    select typed.model, coalesce(story_conditions.prompt_condition, 'power_neutral') as prompt_condition,
-        coalesce(story_classes.machine_class, 'uncertain') as machine_class, typed.inferred_couple_type,
-        typed.hand_couple_type, typed.is_hand_labeled, count(*) as unit_count
-    from {{{{ ref('int_couples_typed') }}}} as typed
-    left join story_conditions on typed.story_id = story_conditions.story_id
-    left join story_classes on typed.story_id = story_classes.story_id
-    where typed.characters = 2
-    group by 1, 2, 3, 4, 5, 6
-),
-couple_types as ({{{{ codes_relation(couple_type_codes(), 'couple_type') }}}}),
+couple_types as ({{ codes_relation(couple_type_codes(), 'couple_type') }}),
 indicators as (
-    select couples.model, couples.prompt_condition, couples.machine_class, couple_types.couple_type,
+    select couples.model, couples.prompt_condition, couples.story_class, couple_types.couple_type,
         couples.is_hand_labeled, couples.unit_count,
-        case when couples.inferred_couple_type = couple_types.couple_type then 1.0 else 0.0 end as f_a,
-        case when couples.inferred_couple_type is not null then 1.0 else 0.0 end as f_b,
-        case when couples.hand_couple_type = couple_types.couple_type then 1.0 else 0.0 end as y_a,
-        case when couples.hand_couple_type is not null then 1.0 else 0.0 end as y_b
+        case when couples.machine_class = couple_types.couple_type then 1.0 else 0.0 end as f_a,
+        case when couples.machine_class in {{ sql_in_list(couple_type_codes()) }} then 1.0 else 0.0 end as f_b,
+        case when couples.hand_class = couple_types.couple_type then 1.0 else 0.0 end as y_a,
+        case when couples.hand_class in {{ sql_in_list(couple_type_codes()) }} then 1.0 else 0.0 end as y_b
     from couples cross join couple_types
 )
-{{{{ ppi_corrected_shares('indicators', ['couple_type'], stratum_keys=['prompt_condition', 'machine_class']) }}}}
+{{ ppi_corrected_shares('indicators', ['couple_type'], stratum_keys=['prompt_condition', 'story_class']) }}
 """
 INLINE_MARK = "Compiled inline node is:"
 
 
 def compiled_machine_class_sql(db_path: Path, target_path: Path, dbt_vars: dict | None = None) -> dict[str, str]:
     """compiled_correction_sql's queries with the machine-label class as a stratum key (_GENDER_BY_CLASS,
-    _COUPLE_BY_CLASS, compiled inline by dbt with the project's macros and `dbt_vars`): placeholders as there."""
-    from lfh.audit.plan import STORY_CLASSES_SQL
-
-    classes = STORY_CLASSES_SQL.format(characters="{{ ref('int_characters_hand_paired') }}")
+    _COUPLE_BY_CLASS, compiled inline by dbt with the project's macros and check_vars(`dbt_vars`)): they read UNITS
+    as those do."""
     queries = {}
     for kind, text in (("gender", _GENDER_BY_CLASS), ("couple", _COUPLE_BY_CLASS)):
-        outcome = run_dbt(["compile", "--inline", text.format(classes=classes), "--target-path", str(target_path)],
-                          db_path=db_path, dbt_vars=dbt_vars, capture=True)
+        outcome = run_dbt(["compile", "--inline", text, "--target-path", str(target_path)],
+                          db_path=db_path, dbt_vars=check_vars(dbt_vars), capture=True)
         if INLINE_MARK not in outcome.stdout:
             raise CorrectionCheckError(f"dbt compile --inline gave no compiled SQL for the {kind} model")
         queries[kind] = outcome.stdout.split(INLINE_MARK, 1)[1].strip()
-    manifest = json.loads((target_path / "manifest.json").read_text())
-    nodes = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
-    for kind, (_, units_model, placeholder) in CORRECTION_MODELS.items():
-        relation = relation_as_compiled(nodes[units_model]["relation_name"], queries[kind])
-        if relation not in queries[kind]:
-            raise CorrectionCheckError(f"the {kind} model by class does not read {relation}")
-        queries[kind] = queries[kind].replace(relation, placeholder)
+        if UNITS not in queries[kind]:
+            raise CorrectionCheckError(f"the {kind} model by class does not read {UNITS}")
     return queries
 
 
 def correction_sql_from_manifest(target_path: Path) -> dict[str, str]:
-    """compiled_correction_sql's queries from the manifest a dbt command that compiled the correction models (a
-    compile, or a build of them) left in `target_path`."""
+    """compiled_correction_sql's queries from the manifest a dbt compile of the correction models with check_vars
+    left in `target_path`."""
     manifest = json.loads((target_path / "manifest.json").read_text())
     nodes = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
-    queries = {}
-    for kind, (model, units_model, placeholder) in CORRECTION_MODELS.items():
-        code = nodes[model].get("compiled_code")
-        units_relation = relation_as_compiled(nodes[units_model]["relation_name"], code or "")
-        if not code or units_relation not in code:
-            raise CorrectionCheckError(f"{model}: no compiled SQL reading {units_relation} in {target_path}")
-        queries[kind] = code.replace(units_relation, placeholder)
-    return queries
+    return {kind: checked_sql(model, nodes[model].get("compiled_code")) for kind, model in CORRECTION_MODELS.items()}
+
+
+def checked_sql(model: str, code: str | None) -> str:
+    """A correction model's compiled SQL, which must read UNITS (compiled with check_vars)."""
+    if not code or UNITS not in code:
+        raise CorrectionCheckError(f"{model}: no compiled SQL reading {UNITS}: compile it with check_vars()")
+    return code
 
 
 def _truths(connection: duckdb.DuckDBPyConnection) -> dict[tuple, tuple[float, float, bool]]:
     """Whole-set hand-label share per cell, with the mart's uncorrected share and whether its Wilson interval
     covers the hand-label share. Gender cells: (model, domain, condition, gender); couple cells: (model, type)."""
     truths = {}
-    gender_rows = connection.execute("""
-        with paired as (select * from intermediate.int_characters_hand_paired),
+    gender_rows = connection.execute(f"""
+        with characters as (select * from {COUNTED} where family = 'gender'),
         cells as (
-            select model, domain, condition, hand_gender from paired
+            select model, domain, condition, hand_class, unit_count from characters
             union all
-            select 'All', domain, condition, hand_gender from paired
+            select 'All', domain, condition, hand_class, unit_count from characters
         ),
         shares as (
             select model, domain, condition, g.gender,
-                   count(*) filter (where hand_gender = g.gender)::double
-                   / nullif(count(*) filter (where hand_gender in ('female', 'male', 'nonbinary')), 0) as truth
+                   coalesce(sum(unit_count) filter (where hand_class = g.gender), 0)::double
+                   / nullif(sum(unit_count) filter (where hand_class in ('female', 'male', 'nonbinary')), 0) as truth
             from cells cross join (select unnest(['female', 'male', 'nonbinary']) as gender) as g
             group by all
         )
@@ -195,8 +170,9 @@ def _truths(connection: duckdb.DuckDBPyConnection) -> dict[tuple, tuple[float, f
 
 def _couple_truths(connection: duckdb.DuckDBPyConnection, couple_sql: str) -> dict[tuple, tuple[float, float, bool]]:
     """Whole-set hand-label couple shares: the couple model run with every hand label (lam = 0 cells) gives them."""
+    connection.execute(f"create or replace temp table {UNITS} as select * from {COUNTED}")
     rows = connection.execute(f"""
-        with full_set as ({couple_sql.replace(COUPLES, 'intermediate.' + COUPLES_MODEL)})
+        with full_set as ({couple_sql})
         select full_set.model, full_set.couple_type, full_set.corrected_share,
                o.observed_share, o.ci_lower * o.expected_share, o.ci_upper * o.expected_share,
                full_set.unlabeled_n
@@ -223,8 +199,8 @@ def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: 
     connection = duckdb.connect(str(db_path), read_only=True)
     try:
         unlabeled = connection.execute(
-            "select count(*) filter (where not is_hand_labeled), count(*) "
-            "from intermediate.int_characters_hand_paired").fetchone()
+            f"select coalesce(sum(unit_count) filter (where not is_hand_labeled), 0), coalesce(sum(unit_count), 0) "
+            f"from {COUNTED} where family = 'gender'").fetchone()
         if unlabeled[1] == 0 or unlabeled[0] > 0:
             raise CorrectionCheckError(
                 f"{db_path}: {unlabeled[0]} of {unlabeled[1]} characters without a hand label; the check needs a "
@@ -232,7 +208,7 @@ def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: 
         truths = _truths(connection) | _couple_truths(connection, queries["couple"])
         cells = {key: CellCoverage(truth, covers, share) for key, (truth, share, covers) in truths.items()}
         stories = connection.execute(
-            "select count(distinct story_id) from intermediate.int_characters_hand_paired").fetchone()[0]
+            f"select count(distinct story_id) from {COUNTED} where family = 'gender'").fetchone()[0]
         keep = max(1, round(labeled_fraction * stories))
         generator = random.Random(seed)  # noqa: S311 -- reproducible splits, not secrets
         # story-level splits: in each, the `keep` stories first in a seeded random order keep their hand labels
@@ -241,7 +217,7 @@ def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: 
             connection.execute(f"""
                 insert into {KEPT_SPLITS}
                 select ?, story_id
-                from (select distinct story_id from intermediate.int_characters_hand_paired)
+                from (select distinct story_id from {COUNTED} where family = 'gender')
                 order by hash(story_id || ?), story_id
                 limit {keep}
             """, [split, str(generator.getrandbits(62))])
@@ -249,7 +225,7 @@ def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: 
         for split in range(splits):
             connection.execute(f"create or replace temp table {KEPT_TABLE} as "
                                f"select story_id from {KEPT_SPLITS} where split = ?", [split])
-            _mask(connection, COUPLES_MODEL)
+            _mask(connection, "couple")
             _score_rows(cells, [(("couple", model, couple_type), lower, upper)
                                 for model, couple_type, lower, upper in _couple_rows(connection, queries)])
     finally:
@@ -259,24 +235,26 @@ def run_splits(db_path: Path, target_path: Path, splits: int, labeled_fraction: 
 
 def _score_gender_splits(connection: duckdb.DuckDBPyConnection, queries: dict[str, str],
                          cells: dict[tuple, CellCoverage], splits: int) -> None:
-    """Every split of KEPT_SPLITS scored with ONE run of the gender model: each split's copy of the characters
-    carries the split in `domain`. domain is a key of every gender cell and pool (a pool spans models, never
+    """Every split of KEPT_SPLITS scored with ONE run of the gender model: each split's copy of the counted
+    characters carries the split in `domain`. domain is a key of every gender cell and pool (a pool spans models, never
     domains) and the model's SQL reads no domain value, so the run gives each split's cells exactly what a run on
     that split alone gives; one query instead of one per split. (The couple model's pools span every key but the
     couple type, so it runs per split.)"""
     connection.execute(f"""
-        create or replace temp table {MASKED_TABLE} as
-        select p.* replace (
-            p.domain || '{SPLIT_MARK}' || cast(splits.split as varchar) as domain,
-            case when kept.story_id is not null then p.hand_gender end as hand_gender,
-            kept.story_id is not null as is_hand_labeled)
-        from intermediate.{PAIRED_MODEL} as p
+        create or replace temp table {UNITS} as
+        select units.* replace (
+            units.domain || '{SPLIT_MARK}' || cast(splits.split as varchar) as domain,
+            units.cell_key || '{SPLIT_MARK}' || cast(splits.split as varchar) as cell_key,
+            case when kept.story_id is not null then units.hand_class end as hand_class,
+            units.is_hand_labeled and kept.story_id is not null as is_hand_labeled)
+        from {COUNTED} as units
         cross join (select cast(range as integer) as split from range({splits})) as splits
-        left join {KEPT_SPLITS} as kept on kept.split = splits.split and kept.story_id = p.story_id
+        left join {KEPT_SPLITS} as kept on kept.split = splits.split and kept.story_id = units.story_id
+        where units.family = 'gender'
     """)
     rows = connection.execute(
         f"select model, domain, condition, gender, corrected_share_ci_lower, corrected_share_ci_upper "
-        f"from ({queries['gender'].replace(UNITS, MASKED_TABLE)}) where corrected_share is not null").fetchall()
+        f"from ({queries['gender']}) where corrected_share is not null").fetchall()
     _score_rows(cells, [(("gender", model, domain.rsplit(SPLIT_MARK, 1)[0], condition, gender), lower, upper)
                         for model, domain, condition, gender, lower, upper in rows])
 
@@ -284,7 +262,7 @@ def _score_gender_splits(connection: duckdb.DuckDBPyConnection, queries: dict[st
 def _couple_rows(connection: duckdb.DuckDBPyConnection, queries: dict[str, str]) -> list[tuple]:
     return connection.execute(
         f"select model, couple_type, corrected_share_ci_lower, corrected_share_ci_upper "
-        f"from ({queries['couple'].replace(COUPLES, MASKED_COUPLES)}) where corrected_share is not null").fetchall()
+        f"from ({queries['couple']}) where corrected_share is not null").fetchall()
 
 
 def _score_rows(cells: dict[tuple, CellCoverage], results: list[tuple]) -> None:
@@ -301,7 +279,7 @@ def _score_rows(cells: dict[tuple, CellCoverage], results: list[tuple]) -> None:
 def _score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str], cells: dict[tuple, CellCoverage]) -> None:
     gender = connection.execute(
         f"select model, domain, condition, gender, corrected_share_ci_lower, corrected_share_ci_upper "
-        f"from ({queries['gender'].replace(UNITS, MASKED_TABLE)}) where corrected_share is not null").fetchall()
+        f"from ({queries['gender']}) where corrected_share is not null").fetchall()
     results = [(("gender", *row[:4]), row[4], row[5]) for row in gender]
     results += [(("couple", *row[:2]), row[2], row[3]) for row in _couple_rows(connection, queries)]
     _score_rows(cells, results)
@@ -395,27 +373,23 @@ def _mask_kept_and_score(connection: duckdb.DuckDBPyConnection, queries: dict[st
 
 def _mask_and_score(connection: duckdb.DuckDBPyConnection, queries: dict[str, str],
                     cells: dict[tuple, CellCoverage]) -> None:
-    """Hide the hand labels of every story not in KEPT_TABLE (characters, and the same split on the couples: a
-    couple keeps its hand type when its story keeps its hand labels), then score the correction models."""
-    _mask(connection, PAIRED_MODEL)
-    _mask(connection, COUPLES_MODEL)
+    """Hide the hand labels of every story not in KEPT_TABLE (its characters, and its couple: a couple keeps its
+    hand type when its story keeps its hand labels), then score the correction models."""
+    _mask(connection)
     _score(connection, queries, cells)
 
 
-# relation -> (its masked copy, its hand-label column)
-MASKS = {PAIRED_MODEL: (MASKED_TABLE, "hand_gender"), COUPLES_MODEL: (MASKED_COUPLES, "hand_couple_type")}
-
-
-def _mask(connection: duckdb.DuckDBPyConnection, relation: str) -> None:
-    """The masked copy of `relation`: hand labels kept only on the stories in KEPT_TABLE."""
-    masked, hand_column = MASKS[relation]
+def _mask(connection: duckdb.DuckDBPyConnection, family: str | None = None) -> None:
+    """UNITS: int_correction_units_counted (the units of `family`, or of every family) with hand labels kept only
+    on the stories in KEPT_TABLE."""
     connection.execute(f"""
-        create or replace temp table {masked} as
+        create or replace temp table {UNITS} as
         select units.* replace (
-            case when kept.story_id is not null then units.{hand_column} end as {hand_column},
-            kept.story_id is not null as is_hand_labeled)
-        from intermediate.{relation} as units
+            case when kept.story_id is not null then units.hand_class end as hand_class,
+            units.is_hand_labeled and kept.story_id is not null as is_hand_labeled)
+        from {COUNTED} as units
         left join {KEPT_TABLE} as kept on kept.story_id = units.story_id
+        {f"where units.family = '{family}'" if family else ""}
     """)
 
 
@@ -656,11 +630,40 @@ def allocation_summary(runs: dict[str, list[AllocationRun]], select: re.Pattern)
     return summary
 
 
-# The columns of int_characters_hand_paired that the gender correction reads (UNITS stands for it), in the order
-# run_on_characters() takes them.
+# The columns of a relation of characters that units_from_characters() reads (those of int_characters_hand_paired
+# the gender family counts), in the order run_on_characters() takes them.
 CHARACTER_COLUMNS = (("story_id", "varchar"), ("role", "varchar"), ("model", "varchar"), ("domain", "varchar"),
                      ("condition", "varchar"), ("prompt_id", "varchar"), ("role_text", "varchar"),
                      ("inferred_gender", "varchar"), ("hand_gender", "varchar"), ("is_hand_labeled", "boolean"))
+# The columns of a relation of couples that units_from_couples() reads (two characters each).
+COUPLE_COLUMNS = (("story_id", "varchar"), ("model", "varchar"), ("prompt_condition", "varchar"),
+                  ("inferred_couple_type", "varchar"), ("hand_couple_type", "varchar"), ("is_hand_labeled", "boolean"))
+
+
+def units_from_characters(connection: duckdb.DuckDBPyConnection, characters: str) -> None:
+    """UNITS, for the checks' compiled correction SQL: the gender family of a relation of characters made by a test
+    (CHARACTER_COLUMNS), one row per character, coded as int_correction_units_counted codes a character (no
+    inferred gender: 'none'; no hand label: no hand class)."""
+    connection.execute(f"""
+        create or replace temp table {UNITS} as
+        select 'gender' as family, story_id, model, domain, cast(null as varchar) as prompt_condition,
+               cast(null as varchar) as story_class, domain as cell_key, condition,
+               coalesce(inferred_gender, 'none') as machine_class,
+               case when is_hand_labeled then hand_gender end as hand_class, is_hand_labeled, 1 as unit_count
+        from {characters}""")
+
+
+def units_from_couples(connection: duckdb.DuckDBPyConnection, couples: str) -> None:
+    """UNITS: the couple family of a relation of romantic couples made by a test (COUPLE_COLUMNS), coded as
+    int_correction_units_counted codes a couple (no type: 'untyped')."""
+    connection.execute(f"""
+        create or replace temp table {UNITS} as
+        select 'couple' as family, story_id, model, 'love' as domain, prompt_condition,
+               cast(null as varchar) as story_class, 'romantic' as cell_key, cast(null as varchar) as condition,
+               coalesce(inferred_couple_type, 'untyped') as machine_class,
+               case when is_hand_labeled then coalesce(hand_couple_type, 'untyped') end as hand_class,
+               is_hand_labeled, 1 as unit_count
+        from {couples}""")
 
 
 def run_on_characters(query: str, rows: list[tuple], columns: str) -> list[tuple]:
@@ -668,9 +671,11 @@ def run_on_characters(query: str, rows: list[tuple], columns: str) -> list[tuple
     (tuples in CHARACTER_COLUMNS order) in a fresh in-memory DuckDB: `select {columns}` from its rows."""
     connection = duckdb.connect()
     try:
-        connection.execute(f"create table units ({', '.join(f'{name} {kind}' for name, kind in CHARACTER_COLUMNS)})")
-        connection.executemany(f"insert into units values ({', '.join('?' for _ in CHARACTER_COLUMNS)})", rows)
-        return connection.execute(f"select {columns} from ({query.replace(UNITS, 'units')})").fetchall()
+        columns_sql = ", ".join(f"{name} {kind}" for name, kind in CHARACTER_COLUMNS)
+        connection.execute(f"create table characters ({columns_sql})")
+        connection.executemany(f"insert into characters values ({', '.join('?' for _ in CHARACTER_COLUMNS)})", rows)
+        units_from_characters(connection, "characters")
+        return connection.execute(f"select {columns} from ({query})").fetchall()
     finally:
         connection.close()
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from conftest import build_once
 
-from bench.correction_check import CORRECTION_MODELS, CorrectionCheckError, relation_as_compiled
+from bench.correction_check import CORRECTION_MODELS, check_vars, checked_sql
 from lfh.paths import project_root
 
 # Every var set a test compiles the correction models with (tests/test_ppi_*.py). Another test that needs another
@@ -100,29 +100,24 @@ def _compile_worker(request_path: Path) -> None:
 
 
 def correction_queries(compiled: dict[str, dict], key: str) -> dict[str, str]:
-    """compiled_correction_sql's result from one var set's compiled models: each correction model's SQL with the
-    relation of units it reads as its placeholder."""
-    queries = {}
-    for kind, (model, units_model, placeholder) in CORRECTION_MODELS.items():
-        code = compiled[key][model]
-        units_relation = relation_as_compiled(compiled["relations"][units_model], code or "")
-        if not code or units_relation not in code:
-            raise CorrectionCheckError(f"{model}: no compiled SQL reading {units_relation}")
-        queries[kind] = code.replace(units_relation, placeholder)
-    return queries
+    """compiled_correction_sql's result from one var set's compiled models (compiled with check_vars: each reads
+    its units from bench.correction_check.UNITS)."""
+    return {kind: checked_sql(model, compiled[key][model]) for kind, model in CORRECTION_MODELS.items()}
 
 
 def _compiled_sql(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One dbt process per run: the correction models under each of CORRECTION_VAR_SETS (CORRECTION_QUERIES), and
     every model at the defaults and under each of AUDIT_VAR_SETS (COMPILED_MODELS, for tests/test_shared_audit.py's
     check of models_reading), sharing the one parse."""
-    correction_models = [name for entry in CORRECTION_MODELS.values() for name in entry[:2]]
+    correction_models = list(CORRECTION_MODELS.values())
 
     def build(folder: Path) -> None:
         every_model = [{}, *AUDIT_VAR_SETS]
-        compiled = compile_in_one_process(folder, [*((dbt_vars, correction_models) for dbt_vars in CORRECTION_VAR_SETS),
+        compiled = compile_in_one_process(folder, [*((check_vars(dbt_vars), correction_models)
+                                                     for dbt_vars in CORRECTION_VAR_SETS),
                                                    *((dbt_vars, None) for dbt_vars in every_model)])
-        queries = {key: correction_queries(compiled, key) for key in map(var_key, CORRECTION_VAR_SETS)}
+        queries = {var_key(dbt_vars): correction_queries(compiled, var_key(check_vars(dbt_vars)))
+                   for dbt_vars in CORRECTION_VAR_SETS}
         (folder / CORRECTION_QUERIES).write_text(json.dumps(queries), encoding="utf-8")
         kept = {key: compiled[key] for key in map(var_key, every_model)}
         (folder / COMPILED_MODELS).write_text(json.dumps(kept), encoding="utf-8")

@@ -144,24 +144,31 @@ def _warehouse(path: Path, hand_labels: bool = True, labor: bool = False) -> Non
         connection.execute("create table marts.dim_stories (story_id varchar, model varchar, domain varchar, "
                            "prompt_condition varchar, is_labeled boolean)")
         connection.executemany("insert into marts.dim_stories values (?, ?, ?, ?, ?)", rows)
-        connection.execute("create table intermediate.int_characters_hand_paired (story_id varchar, role varchar, "
-                           "model varchar, domain varchar, condition varchar, prompt_id varchar, "
-                           "inferred_gender varchar, hand_gender varchar, is_hand_labeled boolean)")
-        connection.executemany("insert into intermediate.int_characters_hand_paired values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                               characters)
+        connection.execute("create temp table characters (story_id varchar, role varchar, model varchar, "
+                           "domain varchar, condition varchar, prompt_id varchar, inferred_gender varchar, "
+                           "hand_gender varchar, is_hand_labeled boolean)")
+        connection.executemany("insert into characters values (?, ?, ?, ?, ?, ?, ?, ?, ?)", characters)
+        # the units as int_correction_units_counted counts them: one character (the subject) per story, no catalog
+        # (no occupation unit), no romantic story (no couple)
+        connection.execute("""
+            create table intermediate.int_correction_units_counted as
+            select 'gender' as family, story_id, model, domain, 'power_neutral' as prompt_condition,
+                   case when inferred_gender in ('female', 'male') then 'gendered' else 'uncertain' end
+                       as story_class,
+                   domain as cell_key, condition, inferred_gender as machine_class, hand_gender as hand_class,
+                   is_hand_labeled, 1 as unit_count
+            from characters""")
         # what `lfh audit-sample` reads besides: the stories' text, the characters, the hand labels
         connection.execute("alter table marts.dim_stories add column query varchar default 'Write a story.'")
         connection.execute("alter table marts.dim_stories add column story_text varchar default 'Once.'")
         connection.execute("create table marts.fct_characters as select story_id, role, inferred_gender as gender, "
-                           "null::varchar as full_name, 'student' as role_text "
-                           "from intermediate.int_characters_hand_paired")
+                           "null::varchar as full_name, 'student' as role_text from characters")
         connection.execute("create schema raw")
         connection.execute("create table raw.stories as select story_id, null::timestamp as generated_at, "
                            "'learning' as role_category, 'student' as subject, null::varchar as object "
                            "from marts.dim_stories")
         connection.execute("create table raw.hand_labels as select story_id, hand_gender as gender, "
-                           "null::varchar as name from intermediate.int_characters_hand_paired "
-                           "where hand_gender is not null")
+                           "null::varchar as name from characters where hand_gender is not null")
 
 
 def test_plan_reads_the_warehouse_and_masks(tmp_path: Path) -> None:

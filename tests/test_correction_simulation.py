@@ -9,15 +9,13 @@ be at least 90% in every couple type, all-model and per-model cells.
 
 from __future__ import annotations
 
-import re
-
 import duckdb
 import numpy as np
 import polars as pl
 import pytest
 from fixtures_correction import correction_queries  # noqa: F401 (a fixture, used by name)
 
-from bench.correction_check import COUPLES
+from bench.correction_check import COUPLE_COLUMNS, units_from_couples
 
 pytestmark = pytest.mark.slow  # compiles the dbt project (once per run, shared: tests/fixtures_correction.py)
 
@@ -37,10 +35,8 @@ PARTNERS = {"female_male": ("female", "male"), "female_female": ("female", "fema
             "female_nonbinary": ("female", "nonbinary"), "male_nonbinary": ("male", "nonbinary"),
             "nonbinary_nonbinary": ("nonbinary", "nonbinary")}
 SWAP = {"female": "male", "male": "female", "nonbinary": "nonbinary"}
-# the columns of the two relations the couple model reads (int_couples_typed, int_characters_hand_paired)
-COUPLE_COLUMNS = {"story_id": pl.String, "model": pl.String, "characters": pl.Int64, "inferred_couple_type": pl.String,
-                  "hand_couple_type": pl.String, "is_hand_labeled": pl.Boolean}
-CHARACTER_COLUMNS = {"story_id": pl.String, "domain": pl.String, "condition": pl.String}
+# the couples as bench.correction_check.units_from_couples reads them
+COUPLE_SCHEMA = {name: pl.Boolean if kind == "boolean" else pl.String for name, kind in COUPLE_COLUMNS}
 
 
 def _couple_type(first: str, second: str) -> str:
@@ -65,9 +61,7 @@ def _stories(rng: np.random.Generator) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def couple_sql(correction_queries: dict[str, str]) -> str:  # noqa: F811 (the imported fixture)
-    sql = correction_queries["couple"].replace(COUPLES, "couples")
-    # the model's other input (each story's Love condition, for its strata) is the simulated stories' too
-    return re.sub(r'(?:"[^"]+"\.)?"[^"]+"\."int_characters_hand_paired"', "characters", sql)
+    return correction_queries["couple"]
 
 
 def test_rare_couple_types_are_covered_on_simulated_stories(couple_sql: str) -> None:
@@ -76,19 +70,17 @@ def test_rare_couple_types_are_covered_on_simulated_stories(couple_sql: str) -> 
     widths: dict[tuple[str, str], list[float]] = {}
     # one thread: a few hundred rows per replication, where DuckDB's second thread only adds overhead
     connection = duckdb.connect(config={"threads": 1})
-    # no model version set aside (the couple model reads the set-aside stories by schema.name)
-    connection.execute("create schema intermediate; "
-                       "create table intermediate.int_story_versions_set_aside (story_id varchar)")
     for _ in range(REPLICATIONS):
         stories = _stories(rng)
         labeled = rng.random(len(stories)) < LABELED_FRACTION
-        couples = pl.DataFrame([(story, model, 2, inferred, hand if keep else None, bool(keep))
-                                for (story, model, inferred, hand, _), keep in zip(stories, labeled, strict=True)],
-                               schema=COUPLE_COLUMNS, orient="row")
-        characters = pl.DataFrame([(story, "love", condition) for story, _, _, _, condition in stories],
-                                  schema=CHARACTER_COLUMNS, orient="row")
+        # each couple with its story's prompt condition (a power-neutral story's characters are in the baseline one)
+        couples = pl.DataFrame([(story, model, "power_neutral" if condition == "baseline" else "power_laden", inferred,
+                                 hand if keep else None, bool(keep))
+                                for (story, model, inferred, hand, condition), keep in zip(stories, labeled,
+                                                                                           strict=True)],
+                               schema=COUPLE_SCHEMA, orient="row")
         connection.register("couples", couples.to_arrow())
-        connection.register("characters", characters.to_arrow())
+        units_from_couples(connection, "couples")
         truth = {}
         for model in [*MODELS, "All"]:
             hands = [hand for _, owner, _, hand, _ in stories if model in ("All", owner)]

@@ -49,7 +49,7 @@ def relations_named(source: str) -> set[str]:
 def test_the_check_reads_names() -> None:
     source = '"""Reads intermediate.int_docs."""\nSQL = "select * from intermediate.int_units join reference.codes"\n'
     assert relations_named(source) == {"intermediate.int_units", "reference.codes"}
-    assert {"int_characters_hand_paired", "dim_stories"} <= declared()
+    assert {"int_correction_units_counted", "dim_stories"} <= declared()
 
 
 def test_every_relation_python_reads_is_declared() -> None:

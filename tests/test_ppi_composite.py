@@ -22,7 +22,7 @@ import polars as pl
 import pytest
 from scipy.stats import chi2, norm
 
-from bench.correction_check import UNITS
+from bench.correction_check import units_from_characters
 from lfh.categories import GENDERS
 
 pytestmark = pytest.mark.slow  # compiles the dbt project: tests/tiers.py
@@ -125,8 +125,9 @@ def _run(queries: dict[str, str], rows: list[tuple]) -> dict[tuple, tuple]:
     """The compiled gender model on `rows` (the columns of int_characters_hand_paired it reads)."""
     connection = duckdb.connect()
     schema = {name: pl.Boolean if name == "is_hand_labeled" else pl.String for name in UNIT_COLUMNS}
-    connection.register("units", pl.DataFrame(rows, schema=schema, orient="row").to_arrow())
-    sql = queries["gender"].replace(UNITS, "units")
+    connection.register("characters", pl.DataFrame(rows, schema=schema, orient="row").to_arrow())
+    units_from_characters(connection, "characters")
+    sql = queries["gender"]
     result = connection.execute(f"select model, gender, rectifier_source, hand_labeled_n, corrected_share, "
                                 f"corrected_share_variance from ({sql})").fetchall()
     return {(model, gender): rest for model, gender, *rest in result}

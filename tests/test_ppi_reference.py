@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, norm
 
-from bench.correction_check import UNITS
+from bench.correction_check import units_from_characters
 from lfh.categories import GENDERS
 
 pytestmark = pytest.mark.slow  # builds (or compiles) the dbt project: tests/tiers.py
@@ -157,14 +157,15 @@ def test_corrected_gender_shares_match_ppi_python(queries: dict[str, str]) -> No
             + _characters(rng, "M2", "baseline", 300, 10)     # 10 < 20: pooled with M1's (130)
             + _characters(rng, "M1", "dominant", 200, 60))
     connection = duckdb.connect()
-    connection.execute("""create table units (story_id varchar, role varchar, model varchar, domain varchar,
+    connection.execute("""create table characters (story_id varchar, role varchar, model varchar, domain varchar,
         condition varchar, prompt_id varchar, role_text varchar, inferred_gender varchar, hand_gender varchar,
         is_hand_labeled boolean)""")
-    connection.executemany("insert into units values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    connection.executemany("insert into characters values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    units_from_characters(connection, "characters")
     result = connection.execute(
         f"select model, condition, gender, rectifier_source, hand_labeled_n, corrected_share, "
         f"corrected_share_variance, corrected_share_ci_lower, corrected_share_ci_upper "
-        f"from ({queries['gender'].replace(UNITS, 'units')})").fetchall()
+        f"from ({queries['gender']})").fetchall()
     measured = {(model, condition, gender): rest for model, condition, gender, *rest in result}
     checked = interior = 0
     for (model, condition, gender), (source, n, share, variance, lower, upper) in measured.items():
@@ -208,13 +209,14 @@ def test_a_category_nobody_shows_gets_the_hand_labels_wilson_bound(queries: dict
             rows.append((f"{model}-{index}", "subject", model, "labor", "baseline", None, "actor", inferred,
                          hand if is_labeled else None, is_labeled))
     connection = duckdb.connect()
-    connection.execute("""create table units (story_id varchar, role varchar, model varchar, domain varchar,
+    connection.execute("""create table characters (story_id varchar, role varchar, model varchar, domain varchar,
         condition varchar, prompt_id varchar, role_text varchar, inferred_gender varchar, hand_gender varchar,
         is_hand_labeled boolean)""")
-    connection.executemany("insert into units values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    connection.executemany("insert into characters values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    units_from_characters(connection, "characters")
     result = connection.execute(
         f"select model, corrected_share, corrected_share_variance, corrected_share_ci_lower, corrected_share_ci_upper "
-        f"from ({queries['gender'].replace(UNITS, 'units')}) where gender = 'nonbinary' order by model").fetchall()
+        f"from ({queries['gender']}) where gender = 'nonbinary' order by model").fetchall()
     expected_m = {"All": 45, "M1": 40, "M2": 45}
     for model, share, variance, lower, upper in result:
         exact = binomtest(0, expected_m[model]).proportion_ci(confidence_level=1 - ALPHA, method="wilson")
@@ -230,11 +232,12 @@ def test_no_hand_labels_no_rows(queries: dict[str, str]) -> None:
     rng = np.random.default_rng(1)
     rows = [row[:8] + (None, False) for row in _characters(rng, "M1", "baseline", 50, 0)]
     connection = duckdb.connect()
-    connection.execute("""create table units (story_id varchar, role varchar, model varchar, domain varchar,
+    connection.execute("""create table characters (story_id varchar, role varchar, model varchar, domain varchar,
         condition varchar, prompt_id varchar, role_text varchar, inferred_gender varchar, hand_gender varchar,
         is_hand_labeled boolean)""")
-    connection.executemany("insert into units values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    assert connection.execute(f"select count(*) from ({queries['gender'].replace(UNITS, 'units')})").fetchone() == (0,)
+    connection.executemany("insert into characters values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    units_from_characters(connection, "characters")
+    assert connection.execute(f"select count(*) from ({queries['gender']})").fetchone() == (0,)
 
 
 def test_worked_example_of_the_unit_test_against_ppi_python() -> None:

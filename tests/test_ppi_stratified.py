@@ -8,14 +8,13 @@ unstratified estimator (tests/test_ppi_reference.py checks that one against ppi_
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import duckdb
 import numpy as np
 import pytest
 
-from bench.correction_check import COUPLES, run_on_characters
+from bench.correction_check import COUPLE_COLUMNS, run_on_characters, units_from_couples
 from lfh.categories import GENDERS
 
 pytestmark = pytest.mark.slow  # compiles the dbt project (once per run, shared): tests/tiers.py
@@ -123,17 +122,13 @@ def love_couples(rng: np.random.Generator) -> tuple[list[tuple], list[tuple]]:
 def run_on_couples(query: str, couples: list[tuple], characters: list[tuple]) -> dict[tuple, tuple]:
     """The couple correction's compiled SQL on those couples: (model, couple_type) -> (share, variance)."""
     connection = duckdb.connect()
-    connection.execute("create table couples (story_id varchar, model varchar, characters bigint, "
-                       "inferred_couple_type varchar, hand_couple_type varchar, hand_labeled_characters bigint, "
-                       "is_hand_labeled boolean)")
-    connection.executemany("insert into couples values (?, ?, ?, ?, ?, ?, ?)", couples)
-    connection.execute("create table paired (story_id varchar, domain varchar, condition varchar)")
-    connection.executemany("insert into paired values (?, ?, ?)", characters)
-    # no model version set aside (the couple model reads the set-aside stories by schema.name)
-    connection.execute("create schema intermediate; "
-                       "create table intermediate.int_story_versions_set_aside (story_id varchar)")
-    query = query.replace(COUPLES, "couples")
-    query = re.sub(r'(?:"[^"]*"\.)?"[^"]*"\."int_characters_hand_paired"', "paired", query)
+    connection.execute(f"create table couples ({', '.join(f'{name} {kind}' for name, kind in COUPLE_COLUMNS)})")
+    # each couple with its story's prompt condition (a power-neutral story's characters are in the baseline one)
+    connection.executemany("insert into couples values (?, ?, ?, ?, ?, ?)", [
+        (story, model, "power_neutral" if condition == "baseline" else "power_laden", inferred, hand, is_labeled)
+        for (story, model, _, inferred, hand, _, is_labeled), (_, _, condition) in zip(couples, characters,
+                                                                                        strict=True)])
+    units_from_couples(connection, "couples")
     return {(model, kind): (share, variance) for model, kind, share, variance in connection.execute(
         f"select model, couple_type, corrected_share, corrected_share_variance from ({query})").fetchall()}
 

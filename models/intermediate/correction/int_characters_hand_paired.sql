@@ -5,7 +5,7 @@
 with
 
 characters as (
-    select story_id, role, model, domain, condition, prompt_id, role_text, gender
+    select story_id, role, model, domain, prompt_condition, condition, prompt_id, role_text, gender
     from {{ ref('int_characters_joined') }}
     where {{ in_selected_versions('story_id') }}  -- the model versions the measures use (docs/RUNS.md)
 ),
@@ -21,6 +21,7 @@ select
     characters.role,
     characters.model,
     characters.domain,
+    characters.prompt_condition,
     characters.condition,
     characters.prompt_id,
     characters.role_text,

@@ -32,7 +32,6 @@ from lfh.audit.plan.model import (
     MACHINE_CLASSES,
     MACHINE_MEANS,
     OBJECTIVES,
-    STORY_CLASSES_SQL,
     STRATA,
     AuditPlanError,
     Plan,
@@ -60,7 +59,7 @@ from lfh.categories import COUPLE_TYPES, GENDERS, LEVELS
 
 __all__ = [
     "COUPLE_TYPES", "DEFAULT_FAMILIES", "DOMAINS", "FAMILIES", "GENDERS", "LEVELS", "MACHINE_CLASSES",
-    "MACHINE_MEANS", "NATURAL_SELECTIONS", "OBJECTIVES", "STORY_CLASSES_SQL", "STRATA",
+    "MACHINE_MEANS", "NATURAL_SELECTIONS", "OBJECTIVES", "STRATA",
     "AuditPlanError", "Plan", "PlanCell", "PlanResult", "PlanSettings", "Selection", "Stratum", "StratumPart",
     "StratumStories", "best_cell_half_width", "build_cells", "build_plan", "build_vars", "cell_predictions",
     "cell_variance", "chi_square_lower_quantile", "composite_variance", "confusion_matrix", "family_summary",

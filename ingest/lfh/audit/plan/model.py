@@ -22,14 +22,7 @@ STRATA = ("model_domain_condition", "machine_label_class")
 # 'uncertain' otherwise (a character it calls non-binary, unspecified or unsure, or none). On the dev audit (gender
 # rule study) 18 of 817 characters of gendered stories are mislabeled, 326 of 924 of the others: the residual y - f
 # lives in the uncertain class, which is where Neyman's allocation sends the hand labels.
-MACHINE_CLASSES = ("gendered", "uncertain")
-STORY_CLASSES_SQL = """
-    select
-        story_id,
-        case when min(case when inferred_gender in ('female', 'male') then 1 else 0 end) = 1
-            then 'gendered' else 'uncertain' end as machine_class
-    from {characters}
-    group by story_id"""
+MACHINE_CLASSES = ("gendered", "uncertain")  # story_class of int_correction_units_counted, which computes it
 NO_VALUE_VARIANCE = 0.25  # a cell without a corrected value counts as a share whose standard error is 0.5
 NO_VALUE_HALF_WIDTH = 0.5  # ... and, judged by half-widths, as the whole of [0, 1]
 OBJECTIVES = ("half_width", "variance")

@@ -11,7 +11,6 @@ import polars as pl
 
 from lfh.audit.plan.cells import build_cells
 from lfh.audit.plan.model import (
-    STORY_CLASSES_SQL,
     STRATA,
     AuditPlanError,
     Plan,
@@ -21,17 +20,20 @@ from lfh.audit.plan.model import (
 )
 from lfh.db import reading
 
+COUNTED = "intermediate.int_correction_units_counted"
+
 
 def read_units(connection: duckdb.DuckDBPyConnection,
                strata: str = "model_domain_condition") -> tuple[dict[str, pl.DataFrame], pl.DataFrame]:
-    """One row per unit of each family (story_id, model, stratum, key, machine, hand, is_hand_labeled) and the
-    labeled stories (story_id, model, domain, prompt_condition, hand: whether the story has a hand label). With
-    `strata` machine_label_class the stories also carry machine_class and the strata end with it."""
+    """The units of each family as int_correction_units_counted counts them per story (story_id, model, stratum,
+    key, machine, hand, is_hand_labeled, unit_count) and the labeled stories (story_id, model, domain,
+    prompt_condition, hand: whether the story has a hand label). With `strata` machine_label_class the stories also
+    carry machine_class (the model's story_class) and the strata end with it."""
     if strata not in STRATA:
         raise AuditPlanError(f"unknown strata {strata!r}: choose from {', '.join(STRATA)}")
     present = {row[0] for row in connection.execute(
         "select table_schema || '.' || table_name from information_schema.tables").fetchall()}
-    for needed in ("marts.dim_stories", "intermediate.int_characters_hand_paired"):
+    for needed in ("marts.dim_stories", COUNTED):
         if needed not in present:
             raise AuditPlanError(f"the warehouse has no {needed}: run `lfh ingest` and `lfh build` first")
     stories = connection.sql("""
@@ -39,37 +41,23 @@ def read_units(connection: duckdb.DuckDBPyConnection,
         from marts.dim_stories
         where is_labeled and domain is not null
     """).pl()
-    characters = connection.sql("""
-        select story_id, domain, condition, role, prompt_id, coalesce(inferred_gender, 'none') as machine,
-               hand_gender as hand, is_hand_labeled
-        from intermediate.int_characters_hand_paired
-    """).pl()
+    counted = connection.sql(f"""
+        select family, story_id, model, domain, prompt_condition, story_class as machine_class, cell_key, condition,
+               machine_class as machine, hand_class as hand, is_hand_labeled, unit_count
+        from {COUNTED}
+    """).pl().join(stories.select("story_id"), on="story_id", how="semi")
     stratum_columns = ["model", "domain", "prompt_condition"]
     if strata == "machine_label_class":
-        classes = connection.sql(STORY_CLASSES_SQL.format(
-            characters="intermediate.int_characters_hand_paired")).pl()
+        classes = counted.group_by("story_id").agg(pl.col("machine_class").first())
         stories = stories.join(classes, on="story_id", how="left").with_columns(
             pl.col("machine_class").fill_null("uncertain"))
         stratum_columns.append("machine_class")
-    stratum = pl.concat_list(*stratum_columns).alias("stratum")
-    characters = characters.join(stories.select("story_id", "model", stratum), on="story_id", how="inner")
-    columns = ["story_id", "model", "stratum", "key", "machine", "hand", "is_hand_labeled"]
-    units = {"gender": characters.with_columns(pl.concat_list("domain", "condition").alias("key")).select(columns)}
-    if "reference.prompt_catalog" in present:
-        catalog = connection.sql("select prompt_id, subject as occupation from reference.prompt_catalog "
-                                 "where domain = 'labor'").pl()
-        units["occupation"] = characters.filter((pl.col("domain") == "labor") & (pl.col("role") == "subject")).join(
-            catalog, on="prompt_id", how="inner").with_columns(
-            pl.concat_list("occupation", "condition").alias("key")).select(columns)
-    if "intermediate.int_couples_typed" in present:
-        units["couple"] = connection.sql("""
-            select story_id, coalesce(inferred_couple_type, 'untyped') as machine,
-                   case when is_hand_labeled then coalesce(hand_couple_type, 'untyped') end as hand, is_hand_labeled
-            from intermediate.int_couples_typed
-            where characters = 2
-        """).pl().join(stories.select("story_id", "model", stratum), on="story_id", how="inner").with_columns(
-            pl.concat_list(pl.lit("romantic")).alias("key")).select(columns)
-    hand_stories = characters.filter(pl.col("is_hand_labeled")).select("story_id").unique()
+    counted = counted.with_columns(pl.concat_list(*stratum_columns).alias("stratum"))
+    columns = ["story_id", "model", "stratum", "key", "machine", "hand", "is_hand_labeled", "unit_count"]
+    keys = {"gender": ["cell_key", "condition"], "occupation": ["cell_key", "condition"], "couple": ["cell_key"]}
+    units = {family: counted.filter(pl.col("family") == family).with_columns(
+        pl.concat_list(*key).alias("key")).select(columns) for family, key in keys.items()}
+    hand_stories = units["gender"].filter(pl.col("is_hand_labeled")).select("story_id").unique()
     return units, stories.join(hand_stories.with_columns(pl.lit(True).alias("hand")), on="story_id", how="left")
 
 
@@ -87,10 +75,17 @@ def mask_units(units: dict[str, pl.DataFrame], stories: pl.DataFrame,
 UNIT_KEYS = ("model", "stratum", "key", "machine", "hand", "is_hand_labeled")
 
 
+def _counted(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with unit_count, how many units a row stands for: read_units' counts, or 1 per row in a frame of
+    one row per unit."""
+    return frame if "unit_count" in frame.columns else frame.with_columns(pl.lit(1).alias("unit_count"))
+
+
 def _aggregate(frame: pl.DataFrame) -> pl.DataFrame:
     """Units counted per UNIT_KEYS, in that order: the cells, their strata and every sum over them come out the
     same whatever order the warehouse returned the rows in (the same warehouse and flags give the same plan)."""
-    return frame.group_by(*UNIT_KEYS).agg(pl.len().alias("unit_count")).sort(*UNIT_KEYS, nulls_last=True)
+    return _counted(frame).group_by(*UNIT_KEYS).agg(pl.col("unit_count").sum().cast(pl.UInt32)).sort(
+        *UNIT_KEYS, nulls_last=True)
 
 
 def stratum_columns(stories: pl.DataFrame) -> list[str]:
@@ -115,7 +110,9 @@ def build_plan(units: dict[str, pl.DataFrame], stories: pl.DataFrame, settings: 
     if not strata:
         raise AuditPlanError("no labeled story to plan for: run `lfh ingest` and `lfh build` first")
     aggregated = {family: _aggregate(frame) for family, frame in units.items()}
-    pilot = int(units["gender"]["is_hand_labeled"].sum()) if "gender" in units else 0
+    pilot = 0
+    if "gender" in units:  # the hand-labeled characters
+        pilot = int(_counted(units["gender"]).filter(pl.col("is_hand_labeled"))["unit_count"].sum())
     return Plan(build_cells(aggregated, strata, settings, linearise_at), strata, settings, pilot)
 
 
