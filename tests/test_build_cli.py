@@ -260,10 +260,13 @@ def test_a_real_build_over_its_memory_limit_stops_with_the_limit_and_how_to_rais
     write_test_lexicon(warehouse)
     results, _skipped = ingest_paths(write_oversized_corpus(tmp_path / "landing"), warehouse)
     assert [result.error for result in results] == [None, None]
+    # a target folder of its own: the limits are in dbt's profile, so dbt parses in full under them, and that parse
+    # left in the worker's target folder made the next build there at the usual limits parse in full again
     result = subprocess.run([LFH, "build", "--select", f"+{OUT_OF_MEMORY_MODEL}"], capture_output=True, text=True,
                             timeout=600, check=False,
                             env={**os.environ, "LFH_DB": str(warehouse), "LFH_MEMORY_LIMIT": "64MiB",
-                                 "LFH_MAX_SPILL": "0KiB"})
+                                 "LFH_MAX_SPILL": "0KiB", "DBT_TARGET_PATH": str(tmp_path / "target"),
+                                 "DBT_LOG_PATH": str(tmp_path / "logs")})
     assert result.returncode != 0, ("the oversized corpus built under 64MiB without spilling: it no longer runs out "
                                     "of memory, so raise OUT_OF_MEMORY_TEXT_REPEATS")
     assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]

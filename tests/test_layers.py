@@ -10,10 +10,7 @@ A read by name (adapter.get_relation with a literal table name) is not in the li
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -35,15 +32,20 @@ SOURCE_READERS_ALLOWED = {
 
 @pytest.fixture(scope="module")
 def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    root = project_root()
-    target = tmp_path_factory.mktemp("parse")
-    dbt = Path(sys.executable).parent / "dbt"
-    environment = {**os.environ, "LFH_DB": str(target / "parse.duckdb"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    result = subprocess.run([str(dbt if dbt.exists() else "dbt"), "parse", "--project-dir", str(root), "--profiles-dir",
-                             str(root), "--target-path", str(target), "--log-path", str(target), "--no-partial-parse"],
-                            cwd=root, env=environment, capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    """`dbt parse` as `lfh build` runs dbt (its profile, a warehouse named lfh.duckdb), in a target folder of its own
+    given the worker's parse (conftest.reuse_parse): dbt reparses every file that changed since, and in full when
+    the project, vars or profile differ, so the lineage is the project's as it stands either way."""
+    from conftest import reuse_parse
+
+    from lfh.build.dbt import run_dbt
+
+    folder = tmp_path_factory.mktemp("parse")
+    reuse_parse(folder / "target")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DBT_TARGET_PATH", str(folder / "target"))
+        patch.setenv("DBT_LOG_PATH", str(folder / "logs"))
+        run_dbt(["parse"], db_path=folder / "lfh.duckdb", capture=True)
+    return json.loads((folder / "target" / "manifest.json").read_text(encoding="utf-8"))
 
 
 def layer_of(node: dict) -> str:

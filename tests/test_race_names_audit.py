@@ -41,11 +41,17 @@ def default_warehouse(real_lexicon: Path, tmp_path_factory: pytest.TempPathFacto
 def study_warehouse(default_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The same landed audit rebuilt with race_name_source=first_name: the models that read the var and what lies
     between them and the marts (full refresh: the var changes old rows); the rest is the same at either value."""
-    warehouse = tmp_path_factory.mktemp("race_names_study") / "lfh.duckdb"
+    folder = tmp_path_factory.mktemp("race_names_study")
+    warehouse = folder / "lfh.duckdb"
     shutil.copyfile(default_warehouse, warehouse)
     selection = [f"{model}+,{mart}" for model in models_reading(["race_name_source"]) for mart in MARTS]
-    run_dbt(["build", "--select", *selection, "--full-refresh"], db_path=warehouse,
-            dbt_vars={"race_name_source": "first_name"}, capture=True)
+    # a target folder of its own: dbt parses in full under other vars and keeps that parse where it parsed, which in
+    # the worker's target folder made the next build there at the default vars parse in full again
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DBT_TARGET_PATH", str(folder / "target"))
+        patch.setenv("DBT_LOG_PATH", str(folder / "logs"))
+        run_dbt(["build", "--select", *selection, "--full-refresh"], db_path=warehouse,
+                dbt_vars={"race_name_source": "first_name"}, capture=True)
     return warehouse
 
 

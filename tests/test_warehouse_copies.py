@@ -157,8 +157,11 @@ def test_a_warehouse_built_by_an_older_version_says_to_build_and_a_build_repairs
     # a command that reads no view still works, and warns before it reads
     drawn = run(["audit-sample", "--n", "40", "--out", str(tmp_path / "p.xlsx"), "--wait", "0"], db)
     assert 'views name the catalog lfh' in drawn.output and "`lfh build`" in drawn.output, drawn.output
-    # the build recreates every view (a selection of them here; `lfh build` does all of it)
-    run(["build", "--select", "config.materialized:view", "--skip-tests"], db)
+    # the build recreates every view (a selection of them here; `lfh build` does all of it). dbt's profile names the
+    # file, so under this name dbt parses in full: in a target folder of its own, not to leave that parse in the
+    # worker's, where the next build of an lfh.duckdb would parse in full again
+    run(["build", "--select", "config.materialized:view", "--skip-tests"], db,
+        DBT_TARGET_PATH=str(tmp_path / "target"), DBT_LOG_PATH=str(tmp_path / "logs"))
     assert view_relations(db) == view_relations(original)
     run(["audit-plan", "--budget", "60"], db)
 
