@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 from test_publish_helpers import free_port, private_base
 
 from lfh.cli import main
+from lfh.failures import explain
 from lfh.report.data import read_marts
 from lfh.serve.postgres_cluster import find_bin_dir
 
@@ -149,14 +150,20 @@ def test_a_warehouse_built_by_an_older_version_says_to_build_and_a_build_repairs
     db.parent.mkdir()
     shutil.copyfile(original, db)
     _as_an_older_version_built_it(db)
-    plan = run(["audit-plan", "--budget", "60"], db, ok=False)
-    assert 'name the catalog "lfh"' in plan.output and "`lfh build`" in plan.output
-    optimal = run(["audit-sample", "--n", "40", "--allocate", "optimal", "--out", str(tmp_path / "s.xlsx")],
-                  db, ok=False)
-    assert "`lfh build`" in optimal.output
-    # a command that reads no view still works, and warns before it reads
-    drawn = run(["audit-sample", "--n", "40", "--out", str(tmp_path / "p.xlsx"), "--wait", "0"], db)
-    assert 'views name the catalog lfh' in drawn.output and "`lfh build`" in drawn.output, drawn.output
+    # a view that names the old file's catalog fails to read, and the message says what to do
+    with duckdb.connect(str(db), read_only=True) as connection:
+        view = connection.execute("select schema_name || '.' || view_name from duckdb_views() where not internal "
+                                  "and schema_name = 'staging' limit 1").fetchone()[0]
+        with pytest.raises(duckdb.Error) as failure:
+            connection.execute(f"select * from {view}").fetchall()
+    message = explain(failure.value, db)
+    assert message and 'name the catalog "lfh"' in message and "`lfh build`" in message, message
+    # the commands read marts and tables, no view: they work, and warn before they read (the planner included)
+    for arguments in (["audit-plan", "--budget", "60"],
+                      ["audit-sample", "--n", "40", "--allocate", "optimal", "--out", str(tmp_path / "s.xlsx")],
+                      ["audit-sample", "--n", "40", "--out", str(tmp_path / "p.xlsx"), "--wait", "0"]):
+        result = run(arguments, db)
+        assert 'views name the catalog lfh' in result.output and "`lfh build`" in result.output, result.output
     # the build recreates every view (a selection of them here; `lfh build` does all of it). dbt's profile names the
     # file, so under this name dbt parses in full: in a target folder of its own, not to leave that parse in the
     # worker's, where the next build of an lfh.duckdb would parse in full again
