@@ -30,7 +30,7 @@ import pytest
 BUDGET_ENV_VAR = "LFH_FAST_TEST_BUDGET"
 DEFAULT_BUDGET_SECONDS = 30.0
 SLOW_MARKER = "slow"
-# Modules scheduled first, longest first: setup and calls in seconds on one worker, from the last quiet fresh-clone
+# Modules scheduled first, about longest first: setup and calls in seconds on one worker, from the last quiet fresh-clone
 # run's --durations (7 December: README, Test time; bench/results/test_time.md; three workers on two cores, so each
 # figure is stretched by the others), with the targets set for the modules made cheaper
 # (audit_allocation 40 s, correction_validation and correction_simulation 80 s together). Everything else keeps its
@@ -38,9 +38,9 @@ SLOW_MARKER = "slow"
 SLOW_FIRST = (
     "test_spark.py",               # 485 s, one test: the Spark build
     "test_build_incremental.py",   # 342
-    "test_human_work_safe.py",     # 183
-    "test_demo.py",                # 68
     "test_build_cli.py",           # 44 in its two slowest tests
+    "test_human_work_safe.py",     # 183: its readers loop while its build runs, so it grows with the others' load
+    "test_demo.py",                # 68
     "test_runs_end_to_end.py",     # 45: generate, label, ingest and a build of the runs marts
     "test_correction_validation.py",  # the first to ask for the audit under the biased rule and the one compile
     "test_audit_allocation.py",    # reads those two (fixtures_correction); its CPU is the planner's
