@@ -30,9 +30,9 @@ import pytest
 BUDGET_ENV_VAR = "LFH_FAST_TEST_BUDGET"
 DEFAULT_BUDGET_SECONDS = 30.0
 SLOW_MARKER = "slow"
-# Modules scheduled first, about longest first: setup and calls in seconds on one worker, from the last quiet fresh-clone
-# run's --durations (7 December: README, Test time; bench/results/test_time.md; three workers on two cores, so each
-# figure is stretched by the others), with the targets set for the modules made cheaper
+# Modules scheduled first, about longest first: setup and calls in seconds on one worker, from the last quiet
+# fresh-clone run's --durations (7 December: README, Test time; bench/results/test_time.md; three workers on two
+# cores, so each figure is stretched by the others), with the targets set for the modules made cheaper
 # (audit_allocation 40 s, correction_validation and correction_simulation 80 s together). Everything else keeps its
 # collection order after them. tests/test_schedule.py checks that each still exists.
 SLOW_FIRST = (
