@@ -86,8 +86,8 @@ select
     units.story_id,
     units.model,
     units.domain,
-    coalesce(stories.prompt_condition, 'power_neutral') as prompt_condition,
-    coalesce(stories.story_class, 'uncertain') as story_class,
+    stories.prompt_condition,
+    stories.story_class,
     units.cell_key,
     units.condition,
     units.machine_class,
@@ -95,14 +95,16 @@ select
     units.is_hand_labeled,
     count(*) as unit_count
 from units
+-- every unit's story has characters (a couple's are its two): a unit without one keeps null stratum columns,
+-- which the not_null tests on them report rather than a default stratum hides
 left join stories on units.story_id = stories.story_id
 group by
     units.family,
     units.story_id,
     units.model,
     units.domain,
-    coalesce(stories.prompt_condition, 'power_neutral'),
-    coalesce(stories.story_class, 'uncertain'),
+    stories.prompt_condition,
+    stories.story_class,
     units.cell_key,
     units.condition,
     units.machine_class,
