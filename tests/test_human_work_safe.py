@@ -28,6 +28,7 @@ from lfh.build.dbt import run_dbt
 from lfh.cli import main
 from lfh.errors import BuildError
 from lfh.landing.ingest import ingest_paths
+from lfh.landing.read_xlsx import column_letter
 from lfh.simulate.config import load_config
 from lfh.simulate.run import run_simulation
 
@@ -131,16 +132,6 @@ def test_audit_sample_never_overwrites_a_workbook(built: dict, tmp_path: Path) -
     assert zipfile.is_zipfile(out) and not list(tmp_path.glob(".*partial"))
 
 
-def _column_letter(name: str) -> str:
-    index = LAYOUT.index(name)
-    letters = ""
-    index += 1
-    while index:
-        index, remainder = divmod(index - 1, 26)
-        letters = chr(65 + remainder) + letters
-    return letters
-
-
 def _without_saved_value(path: Path, cell: str, formula: str) -> None:
     """What a spreadsheet library (openpyxl) writes: a formula with no saved result in the cell."""
     edited = path.with_suffix(".tmp")
@@ -190,7 +181,8 @@ def test_hand_labels_are_understood_or_rejected_and_the_latest_wins(built: dict,
                                 pl.Series("Story Check", check, dtype=pl.String))
     first = tmp_path / "filled.xlsx"
     filled.write_excel(first, worksheet="audit")
-    _without_saved_value(first, f"{_column_letter('Manual Subject Gender')}{rows['formula'] + 2}", 'UPPER("male")')
+    cell = f"{column_letter(LAYOUT.index('Manual Subject Gender'))}{rows['formula'] + 2}"
+    _without_saved_value(first, cell, 'UPPER("male")')
 
     landed = CliRunner().invoke(main, ["ingest", str(first)], env=env)
     assert landed.exit_code == 0, landed.output

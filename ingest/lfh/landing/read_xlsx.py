@@ -48,7 +48,7 @@ def _refuse_repeated_headers(path: Path, names: list[str]) -> None:
     repeated = sorted({name for name in stripped if name and stripped.count(name) > 1})
     if repeated:
         columns = "; ".join(f"{name!r} in columns "
-                            + " and ".join(_column_letter(index) for index, value in enumerate(stripped)
+                            + " and ".join(column_letter(index) for index, value in enumerate(stripped)
                                            if value == name) for name in repeated)
         raise UnreadableFileError(path, f"a column header appears twice ({columns}): keep one of each (delete or "
                                         "rename the other) and ingest the workbook again")
@@ -57,7 +57,8 @@ def _refuse_repeated_headers(path: Path, names: list[str]) -> None:
 _REPEAT = re.compile(r"(.+)_(\d+)")
 
 
-def _column_letter(index: int) -> str:
+def column_letter(index: int) -> str:
+    """The spreadsheet's letters of the column at 0-based index (0 -> A, 26 -> AA)."""
     letters = ""
     index += 1
     while index:
