@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.stages import Stage
+from bench.stages import Stage, load
 from bench.stages import run_stage as run_child_stage
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -129,11 +129,6 @@ def by_type(results: dict) -> str:
 def model_times(results: dict) -> dict[str, float]:
     return {result["unique_id"].split(".")[-1]: result["execution_time"] for result in results["results"]
             if result["unique_id"].startswith("model.")}
-
-
-def load() -> str:
-    one, five, _fifteen = os.getloadavg()
-    return f"{one:.1f}/{five:.1f}"
 
 
 def main() -> None:

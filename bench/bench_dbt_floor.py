@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.stages import Stage, run_stage
+from bench.stages import Stage, load, run_stage
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = PROJECT_ROOT / "bench" / "results"
@@ -109,11 +109,6 @@ def run_project(workdir: Path, raw: Path, name: str, fresh_parse: bool) -> Stage
     environment = {**os.environ, "LFH_DB": str(warehouse), "DBT_TARGET_PATH": str(target),
                    "DBT_EXCLUDE_RESOURCE_TYPES": "unit_test"}
     return run_stage(name, [str(BIN / "lfh"), "build"], environment)
-
-
-def load() -> str:
-    one, five, _fifteen = os.getloadavg()
-    return f"{one:.1f}/{five:.1f}"
 
 
 def main() -> None:

@@ -34,3 +34,9 @@ def run_stage(name: str, command: list[str], environment: dict[str, str], cwd: P
     for line in [line for line in output.strip().splitlines() if line.strip()][-2:]:
         print(f"    {line[:150]}")
     return Stage(name, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def load() -> str:
+    """The machine's load average, 1 and 5 minutes: beside every figure a shared machine gives."""
+    one, five, _fifteen = os.getloadavg()
+    return f"{one:.1f}/{five:.1f}"
