@@ -11,6 +11,7 @@ import duckdb
 import pytest
 from test_build_cli import install_fake_dbt, run_lfh
 
+from lfh.build.fingerprint import unit_tests_digest
 from lfh.build.unit_tests import RECORD_NAME, all_passed, passed_at, record_passed, unit_tests_key
 from lfh.build.vars import validate_vars
 
@@ -42,18 +43,18 @@ def test_no_results_or_no_unit_tests_is_not_a_pass(tmp_path: Path) -> None:
 
 
 def test_the_key_follows_vars_target_and_project(tmp_path: Path) -> None:
-    key = unit_tests_key({}, "duckdb")
-    assert key == unit_tests_key({}, "duckdb")
-    assert key != unit_tests_key({"vote_threshold": 0.6}, "duckdb")
-    assert key != unit_tests_key({}, "spark")
+    key = unit_tests_key(unit_tests_digest({}), "duckdb")
+    assert key == unit_tests_key(unit_tests_digest({}), "duckdb")
+    assert key != unit_tests_key(unit_tests_digest({"vote_threshold": 0.6}), "duckdb")
+    assert key != unit_tests_key(unit_tests_digest({}), "spark")
     project = tmp_path / "project"
     for folder in ("models", "macros", "seeds"):
         (project / folder).mkdir(parents=True)
     (project / "dbt_project.yml").write_text("name: p\n")
     (project / "models" / "m.sql").write_text("select 1 as x\n")
-    before = unit_tests_key({}, "duckdb", project)
+    before = unit_tests_key(unit_tests_digest({}, project), "duckdb")
     (project / "models" / "m.sql").write_text("select 2 as x\n")
-    assert unit_tests_key({}, "duckdb", project) != before
+    assert unit_tests_key(unit_tests_digest({}, project), "duckdb") != before
 
 
 def test_a_record_is_kept_and_an_unreadable_one_is_none(tmp_path: Path) -> None:
@@ -94,7 +95,8 @@ def test_a_new_warehouse_leaves_out_unit_tests_that_passed_on_this_checkout(
 
     call, said = build("first")
     assert "unit_test" not in call and "unit tests: every one passed" not in said
-    record_passed(target, unit_tests_key(validate_vars([]), "duckdb"))  # as a build in which all passed leaves it
+    # as a build in which every unit test passed leaves it
+    record_passed(target, unit_tests_key(unit_tests_digest(validate_vars([])), "duckdb"))
     call, said = build("second")
     assert "unit_test" in call and "seed" not in call, call  # only the unit tests go: the seeds still load
     assert "unit tests: every one passed on this checkout" in said

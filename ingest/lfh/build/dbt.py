@@ -23,6 +23,7 @@ from lfh.build.fingerprint import (
     store_fingerprint,
     stored_fingerprint,
     story_sources,
+    unit_tests_digest,
     unit_tests_unchanged,
 )
 from lfh.build.provenance import record_run
@@ -129,10 +130,14 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
             say("unit tests and seeds: unchanged since the last build (same SQL, tests, seeds and vars); not run "
                 "again, nor the models that read only the lexicon and seeds")
         unit = ["--exclude-resource-type", "unit_test", "--exclude-resource-type", "seed"] if skip_unit else []
-        unit_key = unit_tests_key(dbt_vars or {}, target)
-        passed_before = None
-        if not (skip_unit or skip_tests or selection) and unit_tests == "unless_passed":
-            passed_before = passed_at(dbt_target_dir(), unit_key)
+        # a build that runs every unit test, unless the checkout's record says they all passed under this key
+        runs_every_unit_test = not (skip_unit or skip_tests or selection) and unit_tests != "never"
+        unit_key = passed_before = None
+        if runs_every_unit_test:
+            digest = current[UNIT_TESTS] if current is not None else unit_tests_digest(dbt_vars or {})
+            unit_key = unit_tests_key(digest, target)
+            if unit_tests == "unless_passed":
+                passed_before = passed_at(dbt_target_dir(), unit_key)
         if passed_before:
             say(f"unit tests: every one passed on this checkout ({passed_before}) with the same SQL, tests, seeds, "
                 "vars and engine; not run again (`lfh build --force` runs them)")
@@ -155,8 +160,7 @@ def build_warehouse(selection: str | None = None, dbt_vars: dict | None = None, 
                 raise BuildError(f"dbt {arguments[0]} failed on {where}: "
                                  + explain(outcome.errors, outcome.stdout, target_db, target, outcome.returncode))
             summary = outcome.summary
-        if not (skip_unit or skip_tests or selection or passed_before or unit_tests == "never") \
-                and all_passed(dbt_target_dir()):
+        if unit_key is not None and not passed_before and all_passed(dbt_target_dir()):
             record_passed(dbt_target_dir(), unit_key)
         if current is not None and (skip_tests or unit_tests == "never") and not passed_before \
                 and not unit_tests_unchanged(stored, current):

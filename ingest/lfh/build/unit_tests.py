@@ -17,10 +17,8 @@ import json
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
 
 from lfh.atomic import written_aside
-from lfh.build.fingerprint import unit_tests_digest
 
 RECORD_NAME = "unit-tests-passed.json"
 VERSIONED_PACKAGES = ("dbt-core", "dbt-duckdb", "duckdb", "dbt-spark", "pyspark")
@@ -37,10 +35,10 @@ def _versions() -> dict[str, str | None]:
     return found
 
 
-def unit_tests_key(dbt_vars: dict[str, Any], target: str, root: Path | None = None) -> str:
-    """What a unit test's outcome depends on: the project (its SQL, tests, seeds and vars), the target and the
-    versions of dbt, its adapters and engines."""
-    parts = {"project": unit_tests_digest(dbt_vars, root), "target": target, "versions": _versions()}
+def unit_tests_key(project_digest: str, target: str) -> str:
+    """What a unit test's outcome depends on: the project (its SQL, tests, seeds and vars:
+    lfh.build.fingerprint.unit_tests_digest), the target and the versions of dbt, its adapters and engines."""
+    parts = {"project": project_digest, "target": target, "versions": _versions()}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
