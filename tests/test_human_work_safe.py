@@ -100,19 +100,31 @@ def test_readers_in_a_loop_never_break_a_real_build(built: dict) -> None:
         assert any(reader[0] == command and reader[1] == 0 for reader in readers), command
 
 
-def test_an_inverted_interval_fails_the_build(built: dict, tmp_path: Path) -> None:
-    """valid_interval can fail: the issue's lambda = 2 output (share 1.0, lower 1.839, upper 1.0) planted in a copy."""
+def test_an_inverted_interval_and_nulls_fail_the_build(built: dict, tmp_path: Path) -> None:
+    """valid_interval and not_null_columns can fail: the issue's lambda = 2 output (share 1.0, lower 1.839, upper 1.0)
+    and nulls in two columns of the grain, planted in a copy; not_null_columns fails once per column with nulls."""
     copy = tmp_path / "copy" / "lfh.duckdb"  # the build's file name: dbt reuses its parse (lfh.build.runner)
     copy.parent.mkdir()
     shutil.copy(built["db"], copy)
-    selection = ["--select", "fct_representation_ratios,test_name:valid_interval"]
-    # passes as built: the fixture's `lfh build` ran every data test, this one among them, on this very file
+    selection = ["--select", "fct_representation_ratios,test_name:valid_interval",
+                 "fct_representation_ratios,test_name:not_null_columns"]
+    # passes as built: the fixture's `lfh build` ran every data test, these among them, on this very file
     assert built["build"].returncode == 0, built["build"].stdout[-2000:]
     with duckdb.connect(str(copy)) as connection:
         connection.execute("update marts.fct_representation_ratios set share_ci_lower = 1.839, share_ci_upper = 1.0 "
                            "where rowid = (select min(rowid) from marts.fct_representation_ratios)")
-    with pytest.raises(BuildError, match="valid_interval"):
-        run_dbt(["test", *selection], db_path=copy, capture=True)
+        connection.execute("update marts.fct_representation_ratios set domain = null, baseline_set = null "
+                           "where rowid in (select rowid from marts.fct_representation_ratios limit 3)")
+    with pytest.raises(BuildError) as failed:
+        run_dbt(["test", *selection, "--store-failures"], db_path=copy, capture=True)
+    message = str(failed.value)
+    assert "valid_interval" in message and "not_null_columns" in message, message
+    with duckdb.connect(str(copy), read_only=True) as connection:
+        (schema, table), = connection.execute(
+            "select table_schema, table_name from information_schema.tables "
+            "where table_schema like '%dbt_test__audit' and table_name like 'not_null_columns%'").fetchall()
+        failing = connection.execute(f'select column_name, null_rows from "{schema}"."{table}"').fetchall()
+    assert sorted(failing) == [("baseline_set", 3), ("domain", 3)]
 
 
 def test_audit_sample_never_overwrites_a_workbook(built: dict, tmp_path: Path) -> None:

@@ -96,7 +96,7 @@ select
     count(*) as unit_count
 from units
 -- every unit's story has characters (a couple's are its two): a unit without one keeps null stratum columns,
--- which the not_null tests on them report rather than a default stratum hides
+-- which the not_null_columns test on them reports rather than a default stratum hides
 left join stories on units.story_id = stories.story_id
 group by
     units.family,
