@@ -6,9 +6,9 @@
     (and keeps the test's own `where:` config). The rows of the other stories were tested by the build that wrote
     them: an incremental run deletes and re-inserts whole stories and never touches another story's rows, and a
     build that failed (a test included) leaves no fingerprint, so the next `lfh build` is a full one. Every data
-    test on these models is row-wise (not_null_columns, accepted_values, relationships) or keyed by a column that holds the
-    story (story_id; response_id and the grains start from the story), so a duplicate or a dangling row of a
-    changed story is still found. A full refresh, a plain table (Spark) or any other model tests every row.
+    test on these models is row-wise (not_null_columns, accepted_values, relationships) or keyed by a column that
+    holds the story (story_id; response_id and the grains start from the story), so a duplicate or a dangling row
+    of a changed story is still found. A full refresh, a plain table (Spark) or any other model tests every row.
 -#}
 
 {% macro default__get_where_subquery(relation) -%}
