@@ -15,9 +15,13 @@ STAMP := $(VENV)/.installed
 # once per module, only for what is imported (compiling the whole lock up front cost 34 s of CPU).
 unexport PYTHONDONTWRITEBYTECODE
 
+# The venv is made without pip (venv's ensurepip is most of a fresh setup's time); uv is installed into it by the
+# system's pip where there is one (pip >= 22.3 has --python), else by a pip that ensurepip puts in the venv. pip
+# itself comes from the lock (`lfh lexicon` downloads with it).
 $(STAMP): requirements.lock pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet uv==0.13.9
+	$(PY) -m venv --without-pip $(VENV)
+	$(PY) -m pip --python $(BIN)/python install --quiet --disable-pip-version-check uv==0.13.9 2>/dev/null \
+		|| { $(BIN)/python -m ensurepip --default-pip >/dev/null && $(BIN)/python -m pip install --quiet uv==0.13.9; }
 	$(BIN)/uv pip sync --quiet --python $(BIN)/python requirements.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
 	touch $(STAMP)
