@@ -1,7 +1,8 @@
 """A stand-in for the dbt executable (LFH_DBT_EXECUTABLE) for the build command's tests: it writes its pid, then
 prints dbt's JSON log events for FAKE_DBT_NODES nodes, FAKE_DBT_SLEEP seconds apart (once the file FAKE_DBT_HOLD
 exists, when that is set), and fails with FAKE_DBT_ERROR when that is set. It also records the argument lists it
-was called with in FAKE_DBT_CALLS, and the folder it was started in with its LFH_DB (started_in.json)."""
+was called with in FAKE_DBT_CALLS, and the folder it was started in with its LFH_DB (started_in.json, and one line
+per call in started.jsonl)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ def main() -> int:
     # where dbt was started and the warehouse its profile reads (lfh.build.runner: the folder and the bare name)
     started = {"cwd": os.getcwd(), **{name: os.environ.get(name) for name in ("LFH_DB", "DBT_LOG_LEVEL_FILE")}}
     (workdir / "started_in.json").write_text(json.dumps(started))
+    with (workdir / "started.jsonl").open("a") as every:
+        every.write(json.dumps({**started, "LFH_MEMORY_LIMIT": os.environ.get("LFH_MEMORY_LIMIT")}) + "\n")
     nodes = int(os.environ.get("FAKE_DBT_NODES", "50"))
     pause = float(os.environ.get("FAKE_DBT_SLEEP", "0"))
     event("MainReportVersion", "Running with dbt=1.11.16")

@@ -16,6 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from lfh.build.dbt import build_warehouse
+from lfh.build.runner import ParseAhead
 from lfh.build.vars import BuildVarError, validate_vars, var_rules
 from lfh.lock import WarehouseBusy, lock_path, warehouse_lock
 from lfh.paths import project_root
@@ -158,6 +160,26 @@ def test_dbt_runs_in_the_warehouse_folder_with_its_bare_name(ready_warehouse: Pa
     started = json.loads((fake_dbt / "started_in.json").read_text())
     assert {key: started[key] for key in ("cwd", "LFH_DB")} == {"cwd": str(ready_warehouse.parent),
                                                                "LFH_DB": ready_warehouse.name}
+
+
+def test_a_parse_ahead_is_started_as_the_build_will_be_and_can_be_stopped(
+        ready_warehouse: Path, fake_dbt: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo parses the project while the lexicon downloads (lfh.build.runner.ParseAhead): dbt reuses that parse
+    only if the build starts with the same folder, profile, vars and environment."""
+    assert ParseAhead(ready_warehouse, {"vote_threshold": 0.6}).wait()
+    build_warehouse(db_path=ready_warehouse, dbt_vars={"vote_threshold": 0.6}, unit_tests="never")
+    parse, build = calls(fake_dbt)
+    assert parse[0] == "parse" and build[0] == "build"
+    assert parse[parse.index("--project-dir"):] == build[build.index("--project-dir"):]  # profile, target, vars
+    started = [json.loads(line) for line in (fake_dbt / "started.jsonl").read_text().splitlines()]
+    assert len(started) == 2 and started[0] == started[1] and started[0]["LFH_DB"] == ready_warehouse.name
+
+    monkeypatch.setenv("FAKE_DBT_HOLD", str(fake_dbt / "never"))  # the stand-in waits for a file that never comes
+    held = ParseAhead(ready_warehouse)
+    assert wait_for(lambda: len(calls(fake_dbt)) == 3)
+    assert held.process.poll() is None
+    held.stop()
+    assert held.process.poll() is not None
 
 
 def test_dbt_logs_to_its_file_at_info_unless_the_user_asks_for_more(ready_warehouse: Path, fake_dbt: Path,

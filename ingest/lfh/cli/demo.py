@@ -12,6 +12,7 @@ import click
 import duckdb
 
 from lfh.build.dbt import build_warehouse
+from lfh.build.runner import ParseAhead
 from lfh.cli.command import command
 from lfh.db import reading
 from lfh.landing.ingest import ingest_paths
@@ -20,7 +21,7 @@ from lfh.paths import database_path, dbt_target_dir, reports_dir_for
 from lfh.report.write import write_report
 from lfh.serve.publish import default_destination, publish_marts
 from lfh.simulate.config import load_config
-from lfh.simulate.run import default_landing, run_simulation
+from lfh.simulate.run import SimulationResult, default_landing, run_simulation
 
 EXAMPLE_QUERIES = (
     ("Omission in Learning: representation ratio per race and model, with its 95% interval",
@@ -69,29 +70,8 @@ def _step(name: str, action: Callable[[], object]) -> object:
     return result
 
 
-@command()
-@click.option("--stories-per-prompt", type=click.IntRange(min=1), default=None,
-              help="Stories per model and prompt (default: configs/simulate.default.toml, 12 -> 3,600 stories).")
-@click.option("--landing", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where the simulated files go. Default: data/landing/simulated.")
-@click.option("--reports", "reports_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Report folder. Default: reports/ beside the warehouse (reports/ of the project for its own).")
-@click.option("--publish/--no-publish", "with_publish", default=True, help="Publish the marts for BI tools.")
-def demo(stories_per_prompt: int | None, landing: Path | None, reports_dir: Path | None,
-         with_publish: bool) -> None:
-    """Run the whole pipeline on a SIMULATED corpus and show where to look (no API key, no data needed)."""
-    started = time.perf_counter()
-    db_path = database_path()
-    landing = (landing or default_landing()).resolve()
-    reports_dir = (reports_dir or reports_dir_for(db_path)).resolve()
-    foreign = _foreign_sources(db_path, landing)
-    if foreign:
-        raise click.ClickException(
-            f"{db_path} already holds stories from other files (e.g. {foreign[0]}); the demo would mix its "
-            "simulated stories with them. Run it on its own warehouse: LFH_DB=warehouse/demo.duckdb lfh demo")
-    click.secho("lfh demo: every story and label below is SIMULATED (lfh simulate, planted biases), "
-                "not output of any real model.", fg="yellow", bold=True)
-
+def _corpus(db_path: Path, landing: Path, stories_per_prompt: int | None) -> SimulationResult:
+    """The lexicon (unless the warehouse has one), then the simulated corpus, landed in raw."""
     if _lexicon_loaded(db_path):
         click.echo(f"\n==> lexicon: already in {db_path} (run `lfh lexicon` to rebuild it)")
     else:
@@ -115,6 +95,39 @@ def demo(stories_per_prompt: int | None, landing: Path | None, reports_dir: Path
             raise click.ClickException("ingest failed; see above")
 
     _step("ingest: land the files in the raw schema", land)
+    return simulation
+
+
+@command()
+@click.option("--stories-per-prompt", type=click.IntRange(min=1), default=None,
+              help="Stories per model and prompt (default: configs/simulate.default.toml, 12 -> 3,600 stories).")
+@click.option("--landing", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the simulated files go. Default: data/landing/simulated.")
+@click.option("--reports", "reports_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Report folder. Default: reports/ beside the warehouse (reports/ of the project for its own).")
+@click.option("--publish/--no-publish", "with_publish", default=True, help="Publish the marts for BI tools.")
+def demo(stories_per_prompt: int | None, landing: Path | None, reports_dir: Path | None,
+         with_publish: bool) -> None:
+    """Run the whole pipeline on a SIMULATED corpus and show where to look (no API key, no data needed)."""
+    started = time.perf_counter()
+    db_path = database_path()
+    landing = (landing or default_landing()).resolve()
+    reports_dir = (reports_dir or reports_dir_for(db_path)).resolve()
+    foreign = _foreign_sources(db_path, landing)
+    if foreign:
+        raise click.ClickException(
+            f"{db_path} already holds stories from other files (e.g. {foreign[0]}); the demo would mix its "
+            "simulated stories with them. Run it on its own warehouse: LFH_DB=warehouse/demo.duckdb lfh demo")
+    click.secho("lfh demo: every story and label below is SIMULATED (lfh simulate, planted biases), "
+                "not output of any real model.", fg="yellow", bold=True)
+
+    # dbt parses the project on the other core while the lexicon downloads and the corpus is simulated and landed
+    parse_ahead = ParseAhead(db_path)
+    try:
+        simulation = _corpus(db_path, landing, stories_per_prompt)
+        parse_ahead.wait()
+    finally:
+        parse_ahead.stop()
     # dbt's unit tests check the project's SQL on rows they carry, not the corpus: `make test` runs them, as does
     # `lfh build` until they pass on a checkout (lfh.build.unit_tests); the demo shows the pipeline on its data
     _step("build: dbt build (staging, cleaning, measures and their data tests; the SQL's unit tests are left to "
