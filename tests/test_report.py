@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from PIL import Image, ImageStat
 
 from lfh.cli.report import report
+from lfh.report import write as report_writer
 from lfh.report.write import write_report
 
 pytestmark = pytest.mark.slow
@@ -137,6 +138,21 @@ def test_screenshot_shows_the_report(report_dir: Path, tmp_path: Path) -> None:
         "LFH_KEEP_SCREENSHOT") else None
     if keep:
         shutil.copy(screenshot, keep)
+
+
+def test_figures_rendered_side_by_side_are_the_bytes_rendered_in_turn(report_dir: Path, simulated_build: Path,
+                                                                       tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report renders its figures in forked processes (lfh.report.write._rendered); one process, in turn,
+    must write the same files."""
+    monkeypatch.setattr(report_writer, "RENDER_WORKERS", 1)
+    in_turn = write_report(simulated_build / "warehouse" / "lfh.duckdb", tmp_path / "reports").parent
+    written = sorted(path.relative_to(in_turn) for path in in_turn.rglob("*") if path.is_file())
+    side_by_side = sorted(path.relative_to(report_dir) for path in (report_dir / "figures").iterdir())
+    assert side_by_side == [path for path in written if path.parts[0] == "figures"]
+    assert len([path for path in written if path.suffix == ".png"]) >= len(FIGURES_WITH_DATA)
+    for path in written:  # the page and every figure
+        assert (report_dir / path).read_bytes() == (in_turn / path).read_bytes(), path
 
 
 def test_report_command_says_what_to_run_when_there_are_no_marts(tmp_path: Path) -> None:

@@ -3,8 +3,12 @@ reports/figures/, from the marts of the warehouse (read-only) or of a published 
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import replace
+from itertools import repeat
 from pathlib import Path
 from statistics import NormalDist
 
@@ -173,6 +177,50 @@ def is_simulated(marts: dict[str, pl.DataFrame]) -> bool:
     return any(labeler.startswith(SIMULATED_LABELER_PREFIX) for labeler in labelers)
 
 
+RENDER_WORKERS = 2  # processes that render the figures side by side (at most one per core)
+_TO_RENDER: list[Section] = []  # the sections a forked renderer reads: inherited at the fork, never pickled
+
+
+def _render(index: int, figure_dir: Path, simulated: bool) -> str:
+    """Write one section's figure as SVG and PNG into figure_dir; returns the SVG document for the page."""
+    section = _TO_RENDER[index]
+    assert section.figure is not None
+    if simulated:  # the standalone PNG/SVG files travel without the page's banner
+        section.figure.suptitle(SIMULATED_MARK, color="#b3261e", fontsize=9, fontweight="bold")
+    document = svg_document(section.figure)
+    (figure_dir / f"{section.key}.svg").write_text(document, encoding="utf-8")
+    section.figure.set_layout_engine("none")  # laid out once for the SVG; the PNG keeps that layout
+    section.figure.savefig(figure_dir / f"{section.key}.png", dpi=120)
+    return document
+
+
+def _rendered(sections: list[Section], figure_dir: Path, simulated: bool) -> list[Section]:
+    """The sections with their SVG documents, each figure also written as SVG and PNG into figure_dir.
+
+    Rendering is most of a report's time (matplotlib's layout and drawing, one core each), so the figures are
+    rendered by forked processes, one per core up to RENDER_WORKERS: each inherits the figures already drawn
+    up and returns the text of its SVG. Where fork is missing, or one core, they are rendered here in turn. The
+    bytes are the same either way (the SVG ids are salted with a constant: lfh.report.figures)."""
+    global _TO_RENDER
+    indices = [index for index, section in enumerate(sections) if section.figure is not None]
+    workers = min(len(indices), os.cpu_count() or 1, RENDER_WORKERS)
+    _TO_RENDER = sections
+    try:
+        if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                documents = dict(zip(indices, pool.map(_render, indices, repeat(figure_dir), repeat(simulated)),
+                                     strict=True))
+        else:
+            documents = {index: _render(index, figure_dir, simulated) for index in indices}
+    finally:
+        _TO_RENDER = []
+    for section in sections:
+        if section.figure is not None:
+            plt.close(section.figure)
+    return [replace(section, svg=documents[index]) if index in documents else section
+            for index, section in enumerate(sections)]
+
+
 def write_report(db_path: Path, out_dir: Path, wait: float | None = None) -> Path:
     """Writes out_dir/index.html and out_dir/figures/*.png|svg; returns the HTML path. Everything is written aside
     first (lfh.atomic), then the figures move into place and the page after them, so a report cut short (a full
@@ -186,18 +234,7 @@ def write_report(db_path: Path, out_dir: Path, wait: float | None = None) -> Pat
         partial_page = aside.enter_context(written_aside(target))
         figure_dir = aside.enter_context(written_aside(out_dir / "figures"))
         figure_dir.mkdir(parents=True)
-        sections = []
-        for section in [*_sections(marts), _hand_label_plan_section(db_path)]:
-            if section.figure is not None:
-                if simulated:  # the standalone PNG/SVG files travel without the page's banner
-                    section.figure.suptitle(SIMULATED_MARK, color="#b3261e", fontsize=9, fontweight="bold")
-                document = svg_document(section.figure)
-                (figure_dir / f"{section.key}.svg").write_text(document, encoding="utf-8")
-                section.figure.set_layout_engine("none")  # laid out once for the SVG; the PNG keeps that layout
-                section.figure.savefig(figure_dir / f"{section.key}.png", dpi=120)
-                plt.close(section.figure)
-                section = replace(section, svg=document)
-            sections.append(section)
+        sections = _rendered([*_sections(marts), _hand_label_plan_section(db_path)], figure_dir, simulated)
         banner = ("SIMULATED DATA: these stories and labels were made by `lfh simulate` with planted biases "
                   "(configs/simulate.default.toml). They say nothing about any real language model."
                   if simulated else None)
