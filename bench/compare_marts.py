@@ -29,9 +29,11 @@ from pathlib import Path
 import duckdb
 
 RELATIVE_TOLERANCE = 1e-9
-# the landed file's path: each side simulates into its own folder, so it differs by construction; and when and in
-# which load a row landed (intermediate tables), which differ between two ingests by construction
-NOT_COMPARED = ("source_file", "loaded_at", "load_id", "last_loaded_at")
+# the landed file's path: each side simulates into its own folder, so it differs by construction; when and in
+# which load a row landed (intermediate tables), which differ between two ingests by construction; and what a run
+# manifest records of the simulation that wrote it (when it ran, the checkout's state, the manifest file's bytes)
+NOT_COMPARED = ("source_file", "loaded_at", "load_id", "last_loaded_at", "started_at", "finished_at", "git_dirty",
+                "file_sha256", "first_run_at", "version_at")
 WAREHOUSES = ("simulated", "audit", "mixed")
 
 
