@@ -7,8 +7,8 @@ relationships test on one row. `dbt build` of it with a full parse (no partial_p
 first build) and again with the parse reused, each in its own process (wall, CPU with dbt's children, peak),
 alternating with `lfh build` of this project on a small simulated corpus (--stories-per-prompt, default 1:
 300 stories) without dbt's unit tests, from the same raw tables each round, with a full parse and with the
-parse reused. The ratio of the project's build to the trivial graph's is what our SQL, macros and bookkeeping add
-to dbt's own per-node cost.
+parse reused; and `dbt parse` of this project alone (dbt's start and its parse, no node run). The ratio of the
+project's build to the trivial graph's is what our SQL, macros and bookkeeping add to dbt's own per-node cost.
 
 Run: .venv/bin/python -m bench.bench_dbt_floor [--rounds 2] [--stories-per-prompt 1] [--workdir DIR] [--record]
 Takes a few minutes; not part of `make test`.
@@ -111,6 +111,17 @@ def run_project(workdir: Path, raw: Path, name: str, fresh_parse: bool) -> Stage
     return run_stage(name, [str(BIN / "lfh"), "build"], environment)
 
 
+def run_parse_only(workdir: Path, name: str, fresh_parse: bool) -> Stage:
+    """dbt's start and its parse of this project, no node run: what every build of it pays before its first node."""
+    target = workdir / "target-parse"
+    if fresh_parse:
+        shutil.rmtree(target, ignore_errors=True)
+    environment = {**os.environ, "LFH_DB": "lfh.duckdb", "DBT_TARGET_PATH": str(target),
+                   "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    return run_stage(name, [str(BIN / "dbt"), "parse", "--project-dir", str(PROJECT_ROOT), "--profiles-dir",
+                            str(PROJECT_ROOT), "--quiet"], environment, cwd=workdir)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
@@ -131,7 +142,10 @@ def main() -> None:
     for round_number in range(1, arguments.rounds + 1):
         for fresh in (True, False):
             parse = "full parse" if fresh else "parse reused"
-            stages.append(run_trivial(trivial, f"trivial graph, {parse}, round {round_number}", fresh))
+            trivial_stage = run_trivial(trivial, f"trivial graph, {parse}, round {round_number}", fresh)
+            stages.append(trivial_stage)
+            stages.append(run_parse_only(workdir, f"this project, dbt parse only, {parse}, round {round_number}",
+                                         fresh))
             stages.append(run_project(workdir, raw, f"this project, {parse}, round {round_number}", fresh))
         loads.append(load())
     results = json.loads((trivial / "target" / "run_results.json").read_text(encoding="utf-8"))
@@ -146,8 +160,10 @@ def main() -> None:
              f"{' -> '.join(loads)}", "",
              f"| {'stage'.ljust(width)} | wall s | cpu s | peak MiB | cpu / trivial |",
              f"|{'-' * (width + 2)}|-------:|------:|---------:|--------------:|"]
-    for index, stage in enumerate(stages):
-        floor = stages[index - 1] if "this project" in stage.name else stage
+    floor = stages[0]
+    for stage in stages:
+        if stage.name.startswith("trivial graph"):
+            floor = stage  # the rows after it compare with it: the same round and parse
         lines.append(f"| {stage.name.ljust(width)} | {stage.wall:6.1f} | {stage.cpu:5.1f} | {stage.peak_mib:8.0f} | "
                      f"{stage.cpu / floor.cpu:13.2f} |")
     print("\n" + "\n".join(lines))

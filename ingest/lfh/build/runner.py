@@ -7,11 +7,11 @@ every connection it opens (about 12 MB for a build of the demo corpus), which co
 sampling profile of one build); DBT_LOG_LEVEL_FILE=debug in the environment brings that log back.
 
 On DuckDB, dbt runs in the warehouse's folder and the profile gets the file's bare name (LFH_DB=lfh.duckdb; the
-spill folder lfh.duckdb.tmp beside it follows). dbt reparses the whole project (about 4.5 s of CPU) whenever the
-profile's connection settings differ from the last parse's in the same target/ folder, and those include the DuckDB
-path: with an absolute path every new warehouse (another LFH_DB, each test's own file) paid a full parse; with the
-bare name two warehouses of the same file name share the parse. Nothing in the project reads a file by a relative
-path, and relative DBT_LOG_PATH / DBT_TARGET_PATH stay relative to the project, as before.
+spill folder lfh.duckdb.tmp beside it follows). dbt reparses the whole project (8-10 s of CPU more than a reused
+parse) whenever the profile's connection settings differ from the last parse's in the same target/ folder, and those
+include the DuckDB path: with an absolute path every new warehouse (another LFH_DB, each test's own file) paid a full
+parse; with the bare name two warehouses of the same file name share the parse. Nothing in the project reads a file
+by a relative path, and relative DBT_LOG_PATH / DBT_TARGET_PATH stay relative to the project, as before.
 """
 
 from __future__ import annotations
