@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -91,3 +93,11 @@ def test_report_reads_the_published_copy(demo_run: tuple[Path, str]) -> None:
     assert 'id="hand-label-plan"' in own and 'id="hand-label-plan"' in published
     assert figures == own.count('class="report-figure"') - 1
     assert figures >= 9  # the eight measure figures and the occupations against their workforce
+
+
+def test_the_demo_does_not_load_the_openai_sdk() -> None:
+    """Simulating and describing runs need no endpoint: the SDK (about 1 s of imports, more on a fresh venv, where
+    each module is compiled on first import) loads only for the commands that call one."""
+    script = "import sys, lfh.cli.demo; print(sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'httpx2'}))"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]", result.stdout

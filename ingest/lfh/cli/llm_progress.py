@@ -18,7 +18,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from lfh.llm.client import RunStats
+from lfh.llm.request import RunStats
 
 
 class RichReporter:

@@ -20,10 +20,11 @@ from typing import Any
 import openai
 
 from lfh.errors import EndpointError, InputError
-from lfh.llm.client import Completion, Failure, Job, RunStats, request_body, scrub
+from lfh.llm.client import Completion, Failure, Job, scrub
 from lfh.llm.config import ModelConfig, api_key
 from lfh.llm.journal import JournalWriter
 from lfh.llm.reporting import RunReporter
+from lfh.llm.request import RunStats, request_body
 from lfh.llm.run import failure_record
 
 MAX_REQUESTS_PER_FILE = 50_000

@@ -9,9 +9,8 @@ import asyncio
 import random
 import socket
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx2
@@ -20,6 +19,7 @@ from openai.types.chat import ChatCompletion
 
 from lfh.errors import EndpointError
 from lfh.llm.config import ModelConfig, api_key
+from lfh.llm.request import RunStats, request_body
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
@@ -62,34 +62,6 @@ class Failure:
     error: str
     status: int | None
     tries: int
-
-
-@dataclass
-class RunStats:
-    model: str
-    jobs_total: int | None = None
-    samples_done: int = 0
-    jobs_done: int = 0
-    jobs_failed: int = 0
-    requests: int = 0
-    retries: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float = 0.0
-    started: float = field(default_factory=time.monotonic)
-    # per response (HTTP call or batch result): the model string and system_fingerprint the endpoint reported
-    reported_models: Counter[str] = field(default_factory=Counter)
-    system_fingerprints: Counter[str] = field(default_factory=Counter)
-
-    def count_response(self, model: str | None, fingerprint: str | None) -> None:
-        if model:
-            self.reported_models[model] += 1
-        if fingerprint:
-            self.system_fingerprints[fingerprint] += 1
-
-    @property
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
 
 
 class AuthenticationFailed(EndpointError):
@@ -183,23 +155,6 @@ def make_client(config: ModelConfig, key: str) -> openai.AsyncOpenAI:
     http_client = openai.DefaultAsyncHttpx2Client(transport=transport, timeout=config.timeout_seconds)
     return openai.AsyncOpenAI(api_key=key, base_url=config.base_url, max_retries=0, timeout=config.timeout_seconds,
                               http_client=http_client)
-
-
-def request_body(config: ModelConfig, messages: list[dict[str, str]], n: int, json_mode: bool) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": config.model, "messages": messages}
-    if config.temperature is not None:
-        body["temperature"] = config.temperature
-    if config.top_p is not None:
-        body["top_p"] = config.top_p
-    if config.max_tokens is not None:
-        body["max_tokens"] = config.max_tokens
-    if config.seed is not None:
-        body["seed"] = config.seed
-    if n != 1:
-        body["n"] = n
-    if json_mode:
-        body["response_format"] = {"type": "json_object"}
-    return body
 
 
 def _text_or_none(value: Any) -> str | None:

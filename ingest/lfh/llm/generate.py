@@ -12,12 +12,13 @@ from typing import Any
 
 from lfh import identity
 from lfh.errors import ConfigError, InputError
-from lfh.llm.client import Completion, Job, RunStats
+from lfh.llm.client import Completion, Job
 from lfh.llm.config import ModelConfig, api_key, pick_models
 from lfh.llm.journal import JournalWriter, now_iso, read_records, repair_tail
 from lfh.llm.manifest import RunManifest
 from lfh.llm.prompts import CatalogPrompt, catalog, story_messages
 from lfh.llm.reporting import RunReporter, Silent
+from lfh.llm.request import RunStats
 from lfh.llm.run import execute, safe_file_stem
 from lfh.paths import project_root
 

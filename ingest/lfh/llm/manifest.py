@@ -27,10 +27,10 @@ from typing import Any
 
 from lfh import __version__, identity
 from lfh.errors import InputError
-from lfh.llm.client import RunStats, request_body
 from lfh.llm.config import ModelConfig
 from lfh.llm.journal import now_iso
 from lfh.llm.prompts import one_character_request, two_character_request
+from lfh.llm.request import RunStats, request_body
 from lfh.paths import project_root, seeds_dir
 from lfh.runs import MANIFEST_SUFFIX, MANIFEST_VERSION, manifest_path, safe_url
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from lfh.llm.client import RunStats
+from lfh.llm.request import RunStats
 
 
 class RunReporter(Protocol):

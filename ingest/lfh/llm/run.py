@@ -9,10 +9,11 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from lfh.errors import EndpointError
-from lfh.llm.client import AuthenticationFailed, Completion, Failure, Job, RunStats, run_jobs
+from lfh.llm.client import AuthenticationFailed, Completion, Failure, Job, run_jobs
 from lfh.llm.config import ModelConfig
 from lfh.llm.journal import JournalWriter, now_iso
 from lfh.llm.reporting import RunReporter
+from lfh.llm.request import RunStats
 
 
 def safe_file_stem(name: str) -> str:
