@@ -9,8 +9,10 @@ max RSS from wait4, are its own), alternating:
 - the floor: one DuckDB process scanning raw.label_responses (every column, the request texts included) and
   raw.stories once with a simple aggregate;
 - with --baseline REV: `lfh build` of that commit (checked out into a scratch git worktree under the work folder,
-  run with this environment's Python and dbt), then `lfh build` again with nothing new;
-- `lfh build` of this checkout, then again with nothing new.
+  run with this environment's Python and dbt), then its models' SQL alone, then `lfh build` again with nothing new;
+- `lfh build` of this checkout, then its models' SQL alone, then `lfh build` again with nothing new.
+The SQL alone (bench.sql_alone) runs each model's compiled SQL from that build in DuckDB, in dependency order, on a
+copy of the warehouse the build made, under the build's memory limit: the rules' own cost, without dbt around it.
 Printed: each stage's wall, CPU and peak, its ratio to the floor of its round and the candidate's ratio to the
 baseline; dbt's time by node type and the time outside dbt's run (start-up, parse, lfh's checks and
 bookkeeping: the build's wall time less dbt's elapsed time); each model's time (dbt's run_results) for both.
@@ -37,6 +39,7 @@ from pathlib import Path
 
 from bench.stages import Stage, load
 from bench.stages import run_stage as run_child_stage
+from lfh.build.memory import memory_limit
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = PROJECT_ROOT / "bench" / "results"
@@ -65,6 +68,7 @@ class Variant:
     target: Path = PROJECT_ROOT / "target"  # dbt's target folder (DBT_TARGET_PATH): its own per variant
     builds: list[Stage] = field(default_factory=list)
     again: list[Stage] = field(default_factory=list)
+    sql_alone: list[Stage] = field(default_factory=list)
     results: dict = field(default_factory=dict)  # the last full build's run_results.json
 
 
@@ -109,6 +113,22 @@ def short_commit(root: Path) -> str:
     dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True, check=False).stdout.strip()
     return (result.stdout.strip() or "unknown") + ("+changes" if dirty else "")
+
+
+def sql_alone_stage(variant: Variant, round_number: int, warehouse: Path, workdir: Path,
+                    environment: dict[str, str]) -> Stage:
+    """The variant's models as plain SQL (bench.sql_alone) on a copy of the warehouse it just built, under the
+    build's memory limit: how much of the build is the rules' SQL and how much is dbt around it."""
+    copy = workdir / "sql_alone" / warehouse.name
+    shutil.rmtree(copy.parent, ignore_errors=True)
+    copy.parent.mkdir(parents=True)
+    shutil.copyfile(warehouse, copy)
+    try:
+        return run_stage(f"{variant.name}: its models' SQL alone, round {round_number}",
+                         [sys.executable, "-m", "bench.sql_alone", str(variant.target), str(copy),
+                          "--memory-limit", memory_limit()], environment)
+    finally:
+        shutil.rmtree(copy.parent, ignore_errors=True)
 
 
 def run_results(target: Path) -> dict:
@@ -186,6 +206,7 @@ def main() -> None:
                 variant.builds.append(run_stage(f"{variant.name}: lfh build, round {round_number}",
                                                 [*variant.command, "build"], variant.environment, variant.root))
                 variant.results = run_results(variant.target)
+                variant.sql_alone.append(sql_alone_stage(variant, round_number, warehouse, workdir, environment))
                 variant.again.append(run_stage(f"{variant.name}: again, nothing new, round {round_number}",
                                                [*variant.command, "build"], variant.environment, variant.root))
             loads[-1] += f" -> {load()}"
@@ -218,7 +239,9 @@ def report(options: argparse.Namespace, raw_copy: Path, floors: list[Stage], var
         for variant in variants:
             against = baseline.builds[index] if baseline and variant is not baseline else None
             again = baseline.again[index] if baseline and variant is not baseline else None
-            rows += [(variant.builds[index], against), (variant.again[index], again)]
+            sql_alone = baseline.sql_alone[index] if baseline and variant is not baseline else None
+            rows += [(variant.builds[index], against), (variant.sql_alone[index], sql_alone),
+                     (variant.again[index], again)]
         for stage, against in rows:
             versus = f"{stage.wall / against.wall:13.2f}" if against else f"{'':13}"
             lines.append(f"| {stage.name:58} | {stage.wall:6.1f} | {stage.cpu:5.1f} | {stage.peak_mib:8.0f} | "
