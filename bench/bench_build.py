@@ -39,7 +39,6 @@ from pathlib import Path
 
 from bench.stages import Stage, load
 from bench.stages import run_stage as run_child_stage
-from lfh.build.memory import memory_limit
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = PROJECT_ROOT / "bench" / "results"
@@ -70,6 +69,10 @@ class Variant:
     again: list[Stage] = field(default_factory=list)
     sql_alone: list[Stage] = field(default_factory=list)
     results: dict = field(default_factory=dict)  # the last full build's run_results.json
+
+    def round_stages(self, index: int) -> list[Stage]:
+        """This variant's stages of one round, in the order the table lists them."""
+        return [self.builds[index], self.sql_alone[index], self.again[index]]
 
 
 def run_stage(name: str, command: list[str], environment: dict[str, str], cwd: Path = PROJECT_ROOT) -> Stage:
@@ -125,8 +128,7 @@ def sql_alone_stage(variant: Variant, round_number: int, warehouse: Path, workdi
     shutil.copyfile(warehouse, copy)
     try:
         return run_stage(f"{variant.name}: its models' SQL alone, round {round_number}",
-                         [sys.executable, "-m", "bench.sql_alone", str(variant.target), str(copy),
-                          "--memory-limit", memory_limit()], environment)
+                         [sys.executable, "-m", "bench.sql_alone", str(variant.target), str(copy)], environment)
     finally:
         shutil.rmtree(copy.parent, ignore_errors=True)
 
@@ -237,11 +239,9 @@ def report(options: argparse.Namespace, raw_copy: Path, floors: list[Stage], var
     for index, floor in enumerate(floors):
         rows = [(floor, None)]
         for variant in variants:
-            against = baseline.builds[index] if baseline and variant is not baseline else None
-            again = baseline.again[index] if baseline and variant is not baseline else None
-            sql_alone = baseline.sql_alone[index] if baseline and variant is not baseline else None
-            rows += [(variant.builds[index], against), (variant.sql_alone[index], sql_alone),
-                     (variant.again[index], again)]
+            own = variant.round_stages(index)
+            compared = baseline.round_stages(index) if baseline and variant is not baseline else [None] * len(own)
+            rows += list(zip(own, compared, strict=True))
         for stage, against in rows:
             versus = f"{stage.wall / against.wall:13.2f}" if against else f"{'':13}"
             lines.append(f"| {stage.name:58} | {stage.wall:6.1f} | {stage.cpu:5.1f} | {stage.peak_mib:8.0f} | "

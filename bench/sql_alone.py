@@ -3,7 +3,7 @@ manifest) executed by DuckDB in dependency order in one connection, as `create o
 then a checkpoint. No dbt: no start-up, parse, materialization macros, docs, tests or bookkeeping. What the SQL of
 the rules costs by itself on this warehouse, to set beside the build (bench.bench_build runs it after each build).
 
-Run: .venv/bin/python -m bench.sql_alone TARGET_DIR WAREHOUSE [--memory-limit 2560MiB] [--slowest 15]
+Run: .venv/bin/python -m bench.sql_alone TARGET_DIR WAREHOUSE [--memory-limit SIZE] [--slowest 15]
 WAREHOUSE must be a copy of a built warehouse (every model's inputs exist): its tables are replaced.
 """
 
@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 import duckdb
+
+from lfh.build.memory import memory_limit
 
 
 def models_in_order(manifest: dict) -> list[dict]:
@@ -30,7 +32,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("target", type=Path, help="dbt's target folder of the build (manifest.json, compiled/)")
     parser.add_argument("warehouse", type=Path, help="a copy of the built warehouse")
-    parser.add_argument("--memory-limit", default="2560MiB", help="DuckDB's memory_limit, as the build's")
+    parser.add_argument("--memory-limit", default=memory_limit(),
+                        help="DuckDB's memory_limit; default: the build's (LFH_MEMORY_LIMIT, else lfh's default)")
     parser.add_argument("--slowest", type=int, default=15, help="models listed, slowest first")
     options = parser.parse_args()
 
